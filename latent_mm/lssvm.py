@@ -61,7 +61,7 @@ class LatentMulticlass:
 
     def predict(self, X, w): return self.inference(X, w)[0]
 
-# %% ../nbs/06_lssvm.ipynb #dd915720
+# %% ../nbs/06_lssvm.ipynb #f2db6966
 class _FixedLatent:
     "The bound b_z of eq. (9) as a structural SVM problem for `latent_mm.solvers` (latent values z fixed)."
 
@@ -88,7 +88,7 @@ class _FixedLatent:
         h, k = divmod(int(S.argmax()), self.K)
         phi = np.zeros(self.n_features)
         phi[k * self.d:(k + 1) * self.d] = x[h]
-        return phi, float(k != self.y[i])
+        return phi, float(k != self.y[i]), h * self.K + k
 
     def enumerate(self, i):
         K, H = self.K, self.X.shape[1]

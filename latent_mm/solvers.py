@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 # %% auto #0
 __all__ = ['EnumeratedSSVM', 'random_ssvm', 'L2', 'GroupL2', 'SSVMState', 'SSVMResult', 'primal_objective', 'bcfw', 'solve_cvxpy']
 
-# %% ../nbs/05_ssvm_solvers.ipynb #81b05c9e
+# %% ../nbs/05_ssvm_solvers.ipynb #be67a580
 class EnumeratedSSVM:
     """A structural SVM whose outputs are listed: `Phi[i, j]` is the joint feature of output j of example i,
     `Delta[i, j]` its loss, `truth[i]` the index of the ground-truth output (whose loss must be 0)."""
@@ -30,7 +30,7 @@ class EnumeratedSSVM:
 
     def loss_augmented(self, w, i):
         j = int(np.argmax(self.Phi[i] @ w + self.Delta[i]))
-        return self.Phi[i, j], float(self.Delta[i, j])
+        return self.Phi[i, j], float(self.Delta[i, j]), j
 
 def random_ssvm(n=20, n_outputs=5, n_features=4, random_state=None) -> EnumeratedSSVM:
     "A random multiclass-like structural SVM with 0/1 losses (output 0 is the truth): for tests and examples."
@@ -83,12 +83,18 @@ class GroupL2:
 
     def __repr__(self): return f"GroupL2(n_groups={len(self.groups)})"
 
-# %% ../nbs/05_ssvm_solvers.ipynb #ef168877
+# %% ../nbs/05_ssvm_solvers.ipynb #d781bf59
 @dataclass
 class SSVMState:
-    "Dual state of BCFW: mean output features `m` (n, D) and mean losses `ell` (n,); reusable across problems."
+    """Dual state of BCFW: mean output features `m` (n, D), mean losses `ell` (n,) and, for pairwise steps, each
+    block's active outputs `atoms[i] = (keys, weights, features, losses)`; reusable across problems."""
     m: np.ndarray
     ell: np.ndarray
+    atoms: list | None = None
+
+    def copy(self):
+        atoms = None if self.atoms is None else [(list(k), a.copy(), P.copy(), L.copy()) for k, a, P, L in self.atoms]
+        return SSVMState(self.m.copy(), self.ell.copy(), atoms)
 
 @dataclass
 class SSVMResult:
@@ -120,7 +126,7 @@ def _weights(sample_weight, n):
                          f"{np.count_nonzero(~np.isfinite(s))} non-finite")
     return s
 
-# %% ../nbs/05_ssvm_solvers.ipynb #4b73d506
+# %% ../nbs/05_ssvm_solvers.ipynb #dae304c4
 def bcfw(problem, lam, *, sample_weight=None, regularizer=None, tol=1e-4, max_passes=200, state=None,
          w_prev=None, random_state=None, warn=True) -> SSVMResult:
     """Minimise P(w) of eq. (1) by block-coordinate Frank-Wolfe on the dual (Lacoste-Julien et al. 2013).
@@ -135,13 +141,14 @@ def bcfw(problem, lam, *, sample_weight=None, regularizer=None, tol=1e-4, max_pa
     n, D = problem.n_samples, problem.n_features
     s = _weights(sample_weight, n)
     pos = np.asarray(problem.positive_features(), dtype=float)
-    if state is None:
-        state = SSVMState(m=pos.copy(), ell=np.zeros(n))       # every alpha_i on the ground truth: w = 0
+    if state is None:                                          # every alpha_i on the ground truth: w = 0
+        state = SSVMState(m=pos.copy(), ell=np.zeros(n),
+                          atoms=[(["init"], np.ones(1), pos[i:i + 1].copy(), np.zeros(1)) for i in range(n)])
     else:
-        state = SSVMState(m=np.array(state.m, dtype=float, copy=True), ell=np.array(state.ell, float, copy=True))
+        state = state.copy()
         if state.m.shape != (n, D) or state.ell.shape != (n,):
             raise ValueError(f"state has shapes {state.m.shape}, {state.ell.shape}; expected ({n}, {D}), ({n},)")
-    m, ell = state.m, state.ell
+    m, ell, atoms = state.m, state.ell, state.atoms
     rng = np.random.default_rng(random_state)
     c = s / (lam * n)                                          # weight of block i in v
     v = c @ (pos - m)
@@ -151,20 +158,43 @@ def bcfw(problem, lam, *, sample_weight=None, regularizer=None, tol=1e-4, max_pa
     converged, passes = False, 0
     for passes in range(1, max_passes + 1):
         for i in rng.permutation(active):
-            phi_hat, L_hat = problem.loss_augmented(w, i)
-            mi = m[i]
-            diff = phi_hat - mi
-            g = (L_hat - ell[i]) + w @ diff                    # n/s_i times the block gap g_i
+            out = problem.loss_augmented(w, i)
+            phi_hat, L_hat = out[0], out[1]
+            if atoms is not None and len(out) > 2:             # pairwise step: mass moves from the worst atom
+                keys, a, Phi, Ls = atoms[i]
+                j = int(np.argmin(Phi @ w + Ls))
+                diff = phi_hat - Phi[j]
+                g = (L_hat - Ls[j]) + w @ diff
+                cap, L_from = a[j], Ls[j]
+            else:                                              # Frank-Wolfe step towards the oracle's output
+                diff = phi_hat - m[i]
+                g = (L_hat - ell[i]) + w @ diff                # n/s_i times the block gap g_i
+                cap, L_from = 1.0, ell[i]
             if g <= 0.0:
                 continue
             sq = diff @ diff
             if sq <= 0.0:
                 continue
-            gamma = min(1.0, lam * n * g / (s[i] * sq))
-            mi += gamma * diff                                 # in place: m[i]
-            ell[i] += gamma * (L_hat - ell[i])
+            gamma = min(cap, lam * n * g / (s[i] * sq))
+            m[i] += gamma * diff
+            ell[i] += gamma * (L_hat - L_from)
             v -= (c[i] * gamma) * diff
             w = reg.primal(v)
+            if atoms is not None and len(out) > 2:
+                key = out[2]
+                a[j] -= gamma
+                if key in keys:
+                    a[keys.index(key)] += gamma
+                else:
+                    keys.append(key)
+                    a = np.append(a, gamma); Phi = np.vstack([Phi, phi_hat]); Ls = np.append(Ls, L_hat)
+                if a[j] <= 1e-12:                              # a drop step: the worst atom is emptied
+                    keep = np.arange(len(a)) != j
+                    keys = [k for k, kept in zip(keys, keep) if kept]
+                    a, Phi, Ls = a[keep], Phi[keep], Ls[keep]
+                atoms[i] = (keys, a, Phi, Ls)
+            elif atoms is not None:
+                atoms = state.atoms = None                     # a plain FW step invalidates the atom lists
         P = lam * reg.value(w) + float(s @ np.maximum(problem.max_augmented(w) - pos @ w, 0.0)) / n
         D_val = -lam * reg.conjugate(v) + float(s @ ell) / n
         gap = P - D_val
