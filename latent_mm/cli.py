@@ -16,6 +16,7 @@ __all__ = ['REPRODUCERS', 'main']
 # %% ../nbs/90_cli.ipynb #9920f413
 REPRODUCERS = {
     "theory": "latent_mm.theory:reproduce",
+    "lssvm": "latent_mm.localization:reproduce",
 }
 
 def _load(name):

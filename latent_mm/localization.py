@@ -13,8 +13,8 @@ from .bias import multifold_mil
 from .lssvm import LatentMulticlass, LatentSSVM
 
 # %% auto #0
-__all__ = ['METHODS', 'make_localization', 'initial_latents', 'localization_trial', 'table2_configs', 'summarize', 'run_table2',
-           'plot_figure3']
+__all__ = ['METHODS', 'FULL', 'CI', 'make_localization', 'initial_latents', 'localization_trial', 'table2_configs', 'summarize',
+           'run_table2', 'plot_figure3', 'write_table_csv', 'reproduce']
 
 # %% ../nbs/experiments/02_lssvm_localization.ipynb #9bcf670e
 def _normalise(A):
@@ -146,3 +146,39 @@ def plot_figure3(rows, init="top-left", axes=None):
         ax.set_xlabel("window column / image width")
     axes[0].set_ylabel("window row / image height")
     return axes
+
+# %% ../nbs/experiments/02_lssvm_localization.ipynb #f3f3cdf0
+FULL = dict(n_per_class=20, n_random=100)   # the committed full-size run
+CI = dict(n_per_class=12, n_random=100)     # what the tests run
+
+def write_table_csv(rows, path):
+    "Write the `summarize` table as CSV."
+    import csv
+    table = summarize(rows)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(table[0]))
+        writer.writeheader()
+        writer.writerows(table)
+    return table
+
+def reproduce(out: str = "latent_mm_results/lssvm", n_per_class: int = 20, n_random: int = 100, n_jobs: int = 2,
+              seed: int = 0) -> list[dict]:
+    """Table 2 and Figure 3 of G-MM on the localization stand-in: print the table, write `table2.csv`,
+    `trials.jsonl` (resumable) and `figure3.png` to `out`."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from latent_mm.theory import format_table
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = run_table2(n_per_class=n_per_class, n_random=n_random, seed=seed, results=out / "trials.jsonl",
+                      n_jobs=n_jobs, progress=True)
+    table = write_table_csv(rows, out / "table2.csv")
+    print(format_table(table, floatfmt="{:.3g}"))
+    axes = plot_figure3(rows)
+    axes[0].figure.savefig(out / "figure3.png", dpi=110)
+    plt.close(axes[0].figure)
+    print(f"\nwrote {out / 'table2.csv'}, {out / 'trials.jsonl'} and {out / 'figure3.png'}")
+    return table
