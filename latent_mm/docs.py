@@ -308,11 +308,13 @@ def copy_assets(modules, dest) -> None:
                     ignore=shutil.ignore_patterns("*.map", "embed.js", "libembed-amd.js"))
     (dest / "site.css").write_text(SITE_CSS)
 
-# %% ../nbs/95_docs.ipynb #14472172
+# %% ../nbs/95_docs.ipynb #1b892cb0
 def _read_processed(path):
     "Read a notebook written by nbdev's processors, dropping the `has_sd` marks they leave on cells."
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    for c in nb["cells"]: c.pop("has_sd", None)
+    for i, c in enumerate(nb["cells"]):
+        c.pop("has_sd", None)
+        c.setdefault("id", f"cell-{i}")       # cells nbdev inserted have none
     return nbformat.reads(json.dumps(nb), as_version=4)
 
 def build_site(root=".", out=None, n_workers: int = 2, skip_flags=None, modules=None) -> dict:

@@ -59,25 +59,31 @@ def _lock(path):
 
 
 @pytest.fixture(scope="session")
-def site():
+def modules():
+    "The npm packages of the site's JavaScript (`npm ci` once, if `.ci/run` has not run it)."
+    with _lock(BUILD / "npm.lock"): return npm_assets(ROOT)
+
+
+@pytest.fixture(scope="session")
+def site(modules):
     stamp = BUILD / "site_run_id"
     with _lock(BUILD / "site.lock"):
         if not (stamp.exists() and stamp.read_text() == _run_id() and (SITE / "pages.json").exists()):
-            summary = build_site(ROOT, SITE)
+            summary = build_site(ROOT, SITE, modules=modules)
             stamp.write_text(_run_id())
             print(f"docs site built in {summary['seconds']}")
     return json.loads((SITE / "pages.json").read_text())
 
 
 @pytest.fixture(scope="session")
-def widget_site(tmp_path_factory):
+def widget_site(tmp_path_factory, modules):
     "A throwaway project whose one page is the widget explorer in tests/fixtures."
     root = tmp_path_factory.mktemp("widget_project")
     shutil.copy(ROOT / "settings.ini", root / "settings.ini")
     (root / "nbs").mkdir()
     shutil.copy(ROOT / "tests" / "fixtures" / "widget_explorer.ipynb", root / "nbs" / "index.ipynb")
     (root / "_quarto.yml").write_text("website:\n  sidebar:\n    contents:\n      - index.ipynb\n")
-    build_site(root, root / "_site", n_workers=1, modules=npm_assets(ROOT))
+    build_site(root, root / "_site", n_workers=1, modules=modules)
     return root / "_site"
 
 
@@ -134,14 +140,21 @@ def _open(browser, base, url):
     return page, problems
 
 
+def _wait(page, problems, condition, what, arg=None):
+    "Wait for the JavaScript `condition`; a page that never gets there records `what` as a problem."
+    try: page.wait_for_function(condition, arg=arg, timeout=HANG_GUARD_MS)
+    except Exception as e: problems.append(f"{what} never happened: {str(e).splitlines()[0]}")
+
+
 def _check_page(page, problems, facts):
     "Typeset math, loaded figures and rendered widgets where `facts` say the page has them."
     if facts["has_math"]:
-        page.wait_for_function("() => window.MathJax && MathJax.Hub && MathJax.isReady", timeout=HANG_GUARD_MS)
-        page.evaluate("() => MathJax.Hub.Queue(() => { window.__typeset = true; })")
-        page.wait_for_function("() => window.__typeset === true", timeout=HANG_GUARD_MS)
+        _wait(page, problems, "() => window.MathJax && MathJax.Hub && MathJax.isReady", "MathJax start-up")
+        if page.evaluate("() => !!(window.MathJax && MathJax.isReady)"):   # queued after the page's own Typeset
+            page.evaluate("() => MathJax.Hub.Queue(() => { window.__typeset = true; })")
+            _wait(page, problems, "() => window.__typeset === true", "typesetting")
         n_math = page.locator(".MathJax_CHTML, .MathJax_Display").count()
-        n_err = page.locator(".MathJax_Error, .mjx-merror").count()
+        n_err = page.locator(".MathJax_Error, .mjx-merror, .mjx-noError").count()
         if n_math == 0: problems.append("the notebook has math but the page shows no typeset math")
         if n_err: problems.append(f"{n_err} formulas failed to typeset")
         raw = page.evaluate(r"""() => [...document.querySelectorAll('.jp-RenderedMarkdown p, .jp-RenderedMarkdown li')]
@@ -155,11 +168,8 @@ def _check_page(page, problems, facts):
             problems.append(f"{facts['n_figures']} figures in the notebook, {shown} shown ({sizes})")
     if facts["n_widgets"]:
         views = ".widget-subarea > .jupyter-widgets"      # the html manager draws each stored view in a subarea
-        try:
-            page.wait_for_function(f"n => document.querySelectorAll('{views}').length >= n", arg=facts["n_widgets"],
-                                   timeout=HANG_GUARD_MS)
-        except Exception:
-            pass                                           # reported below with what was drawn
+        _wait(page, problems, f"n => document.querySelectorAll('{views}').length >= n", "widget rendering",
+              arg=facts["n_widgets"])
         views = page.evaluate(f"""() => [...document.querySelectorAll('{views}')].map(e => {{
             const r = e.getBoundingClientRect();
             return {{w: r.width, h: r.height, text: e.innerText.trim().length,
@@ -227,3 +237,27 @@ def test_widget_explorer_renders(widget_site, browser):
         finally:
             page.close()
     assert not problems, "\n".join(problems)
+
+
+def _main_links(html_text):
+    "The hrefs of a page's content, without its sidebar."
+    main = html_text[html_text.index('<main class="lmm-main">'):]
+    return re.findall(r'<a\b[^>]*\bhref="([^"]*)"', main)
+
+
+def test_home_page_links_every_page(site):
+    linked = {href.partition("#")[0] for href in _main_links((SITE / "index.html").read_text(encoding="utf-8"))}
+    missing = [url for url in PAGES if url != "index.html" and url not in linked]
+    assert not missing, f"nbs/index.ipynb does not link {missing}: add them to its tables"
+
+
+def test_links_between_pages_resolve(site):
+    broken = []
+    for page in SITE.rglob("*.html"):
+        if "_assets" in page.parts: continue
+        for href in re.findall(r'<a\b[^>]*\bhref="([^"]*)"', page.read_text(encoding="utf-8")):
+            path = href.partition("#")[0].partition("?")[0]
+            if not path or re.match(r"^[a-z]+:", path): continue
+            if not (page.parent / path).resolve().exists():
+                broken.append(f"{page.relative_to(SITE)} -> {href}")
+    assert not broken, broken
