@@ -133,7 +133,7 @@ def execute_notebook(src, dst, skip_flags=("notest", "slow"), timeout: int = 360
     nbformat.write(nb, dst)
     return time.perf_counter() - start
 
-# %% ../nbs/95_docs.ipynb #607229e5
+# %% ../nbs/95_docs.ipynb #7af17dfc
 _re_option = re.compile(r"^\s*#\s*\|\s*([\w-]+)\s*:\s*(.*?)\s*$")
 _re_attr_link = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)\{([^}\n]*)\}")
 
@@ -158,7 +158,7 @@ def quarto_links(md: str) -> str:
         return f'<a href="{html.escape(url)}" {attrs}>{text}</a>'
     return _re_attr_link.sub(anchor, md)
 
-# %% ../nbs/95_docs.ipynb #422db890
+# %% ../nbs/95_docs.ipynb #821a74d0
 _re_math = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$[^$\n]+?\$|\\\(.+?\\\)|\\\[.+?\\\]|\\begin\{", re.DOTALL)
 _re_code = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 _fig_types = ("image/png", "image/jpeg", "image/svg+xml")
@@ -174,10 +174,10 @@ def page_facts(nb) -> dict:
             "n_figures": sum(any(t in o.get("data", {}) for t in _fig_types) for o in outs),
             "n_widgets": sum(_widget_view in o.get("data", {}) for o in outs)}
 
-# %% ../nbs/95_docs.ipynb #be1d7419
+# %% ../nbs/95_docs.ipynb #022c74ba
 TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
-{% block extra_css %}<link rel="stylesheet" href="{{ resources.site.prefix }}_assets/site.css">{% endblock extra_css %}
+{%- block html_head_css -%}<link rel="stylesheet" href="{{ resources.site.prefix }}_assets/site.css">{%- endblock html_head_css -%}
 {%- block body_header -%}
 <body class="jp-Notebook lmm-page" data-jp-theme-light="true" data-jp-theme-name="JupyterLab Light">
 <nav class="lmm-sidebar" aria-label="pages">{{ resources.site.sidebar }}</nav>
@@ -205,12 +205,12 @@ body.lmm-page { margin: 0; }
 .lmm-header { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 .lmm-header .title { margin: 0 0 .3rem; font-size: 2rem; }
 .lmm-header .description { color: #555; font-size: 1.05rem; margin-bottom: 1.2rem; }
-.jp-RenderedMarkdown pre { background: #f4f5f7; border: 1px solid #e3e3e8; border-radius: 4px; padding: .5rem .75rem;
+.jp-RenderedHTMLCommon pre { background: #f4f5f7; border: 1px solid #e3e3e8; border-radius: 4px; padding: .5rem .75rem;
   overflow-x: auto; }
 .jp-InputArea-editor { overflow-x: auto; }
 .lmm-header .description p { margin: 0; }
 .jp-Cell { padding: .2rem 0; }
-.jp-RenderedMarkdown table { border-collapse: collapse; }
+.jp-RenderedHTMLCommon table { border-collapse: collapse; margin-left: 0; }
 @media (max-width: 50rem) { .lmm-sidebar { position: static; width: auto; } .lmm-main { margin-left: 0; } }
 """
 
@@ -228,7 +228,7 @@ def sidebar_html(pages: list[dict], current: str, title: str) -> str:
     if pages: out.append("</ul>")
     return "\n".join(out)
 
-# %% ../nbs/95_docs.ipynb #93190418
+# %% ../nbs/95_docs.ipynb #d79eee87
 MATHJAX_CONFIG = "TeX-AMS_CHTML-full,Safe"
 
 def _frontmatter(nb) -> dict:
@@ -269,7 +269,7 @@ def render_page(nb, url: str, site: dict) -> tuple[str, dict]:
                             require_js_url=f"{prefix}_assets/require.js",
                             mathjax_url=f"{prefix}_assets/mathjax/MathJax.js?config={MATHJAX_CONFIG}",
                             widget_renderer_url=f"{prefix}_assets/html-manager/embed-amd.js",
-                            exclude_anchor_links=True)
+                            exclude_anchor_links=True, exclude_input_prompt=True, exclude_output_prompt=True)
     exporter.register_preprocessor(TagRemovePreprocessor(remove_input_tags={"remove_input"},
         remove_all_outputs_tags={"remove_output"}, remove_cell_tags={"remove_cell"}), enabled=True)
     resources = {"site": {"prefix": prefix, "title": title, "description": fm.get("description", ""),
@@ -278,7 +278,7 @@ def render_page(nb, url: str, site: dict) -> tuple[str, dict]:
     url_of = {p["source"]: p["url"] for p in site["pages"]}
     return _relink(body, url_of, site.get("doc_url", ""), prefix), {**facts, "title": title}
 
-# %% ../nbs/95_docs.ipynb #ecc410d3
+# %% ../nbs/95_docs.ipynb #4dd47666
 MATHJAX_PARTS = ["MathJax.js", "config", "extensions", "jax/input/TeX", "jax/output/CommonHTML", "jax/element",
                  "localization/en", "fonts/HTML-CSS/TeX/woff"]
 
@@ -308,7 +308,7 @@ def copy_assets(modules, dest) -> None:
                     ignore=shutil.ignore_patterns("*.map", "embed.js", "libembed-amd.js"))
     (dest / "site.css").write_text(SITE_CSS)
 
-# %% ../nbs/95_docs.ipynb #1b892cb0
+# %% ../nbs/95_docs.ipynb #b222f4e4
 def _read_processed(path):
     "Read a notebook written by nbdev's processors, dropping the `has_sd` marks they leave on cells."
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -377,14 +377,14 @@ def build_site(root=".", out=None, n_workers: int = 2, skip_flags=None, modules=
     (out / "pages.json").write_text(json.dumps(summary, indent=1))
     return summary
 
-# %% ../nbs/95_docs.ipynb #b202a25d
+# %% ../nbs/95_docs.ipynb #8bf80490
 def readme_markdown(root=".") -> str:
     "The README that `nbs/index.ipynb` of the project at `root` makes."
     from nbconvert import MarkdownExporter
     nb = nbformat.read(project_config(root).nbs_path / "index.ipynb", as_version=4)
     return MarkdownExporter().from_notebook_node(nb)[0]
 
-# %% ../nbs/95_docs.ipynb #b75bd929
+# %% ../nbs/95_docs.ipynb #5b72ccad
 def main(argv=None):
     "Build the docs site from the command line."
     parser = argparse.ArgumentParser(prog="python -m latent_mm.docs", description="Build the offline docs site.")

@@ -187,6 +187,13 @@ def _screenshot(page, name):
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
+def _experiment_page(site):
+    "The first page under experiments/, else the first page with a figure."
+    pages = site["pages"]
+    return next((p["url"] for p in pages if p["source"].startswith("experiments/")),
+                next((p["url"] for p in pages if p["n_figures"]), None))
+
+
 @pytest.mark.parametrize("url", PAGES)
 def test_page_renders_in_browser(url, site, served_site, browser):
     facts = {p["url"]: p for p in site["pages"]}[url]
@@ -194,8 +201,7 @@ def test_page_renders_in_browser(url, site, served_site, browser):
     try:
         _check_page(page, problems, facts)
         if url == "index.html": _screenshot(page, "home")
-        experiments = [p["url"] for p in site["pages"] if p["source"].startswith("experiments/")]
-        if url == (experiments or [None])[0]: _screenshot(page, "experiment")
+        if url == _experiment_page(site): _screenshot(page, "experiment")
     finally:
         page.close()
     assert not problems, f"{url}: " + "\n".join(problems)
