@@ -228,7 +228,7 @@ def sidebar_html(pages: list[dict], current: str, title: str) -> str:
     if pages: out.append("</ul>")
     return "\n".join(out)
 
-# %% ../nbs/95_docs.ipynb #d79eee87
+# %% ../nbs/95_docs.ipynb #ad4f2720
 MATHJAX_CONFIG = "TeX-AMS_CHTML-full,Safe"
 
 def _frontmatter(nb) -> dict:
@@ -239,17 +239,15 @@ def _frontmatter(nb) -> dict:
             return yaml.safe_load(c.source.strip().strip("-")) or {}
     return {}
 
-def _relink(page: str, url_of: dict, doc_url: str, prefix: str) -> str:
-    "Point links into the published site and to notebooks at pages of this site."
+def _relink(page: str, doc_url: str, prefix: str) -> str:
+    "Point links into the published site at this site, and links to notebooks at their pages."
     def fix(m):
-        attr, url = m.group(1), m.group(2)
+        url = m.group(1)
         if doc_url and url.startswith(doc_url): url = prefix + url[len(doc_url):]
         path, sep, frag = url.partition("#")
-        if path.endswith(".ipynb") and "://" not in path:
-            base = Path(path).name if path.startswith("/") else path
-            url = url_of.get(Path(os.path.normpath(base)).as_posix(), page_url(base)) + sep + frag
-        return f'{attr}="{url}"'
-    return re.sub(r'\b(href)="([^"]*)"', fix, page)
+        if path.endswith(".ipynb") and "://" not in path: url = page_url(path) + sep + frag
+        return f'href="{url}"'
+    return re.sub(r'\bhref="([^"]*)"', fix, page)
 
 def render_page(nb, url: str, site: dict) -> tuple[str, dict]:
     "HTML of processed notebook `nb` as the page at `url`, and its facts; `site` has `pages`, `title`, `doc_url`."
@@ -275,8 +273,7 @@ def render_page(nb, url: str, site: dict) -> tuple[str, dict]:
     resources = {"site": {"prefix": prefix, "title": title, "description": fm.get("description", ""),
                           "sidebar": sidebar_html(site["pages"], url, site["title"])}}
     body, _ = exporter.from_notebook_node(nb, resources=resources)
-    url_of = {p["source"]: p["url"] for p in site["pages"]}
-    return _relink(body, url_of, site.get("doc_url", ""), prefix), {**facts, "title": title}
+    return _relink(body, site.get("doc_url", ""), prefix), {**facts, "title": title}
 
 # %% ../nbs/95_docs.ipynb #4dd47666
 MATHJAX_PARTS = ["MathJax.js", "config", "extensions", "jax/input/TeX", "jax/output/CommonHTML", "jax/element",

@@ -77,12 +77,17 @@ def site(modules):
 
 @pytest.fixture(scope="session")
 def widget_site(tmp_path_factory, modules):
-    "A throwaway project whose one page is the widget explorer in tests/fixtures."
+    "A throwaway project: a home page and, in experiments/, the widget explorer of tests/fixtures."
+    import nbformat
     root = tmp_path_factory.mktemp("widget_project")
     shutil.copy(ROOT / "settings.ini", root / "settings.ini")
-    (root / "nbs").mkdir()
-    shutil.copy(ROOT / "tests" / "fixtures" / "widget_explorer.ipynb", root / "nbs" / "index.ipynb")
-    (root / "_quarto.yml").write_text("website:\n  sidebar:\n    contents:\n      - index.ipynb\n")
+    (root / "nbs" / "experiments").mkdir(parents=True)
+    shutil.copy(ROOT / "tests" / "fixtures" / "01_widget_explorer.ipynb", root / "nbs" / "experiments")
+    home = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+        "# Fixture home\n\n> A page linking [the explorer](experiments/01_widget_explorer.ipynb).")])
+    nbformat.write(home, root / "nbs" / "index.ipynb")
+    (root / "_quarto.yml").write_text("website:\n  sidebar:\n    contents:\n      - index.ipynb\n"
+                                      "      - section: Experiments\n        contents: experiments/*.ipynb\n")
     build_site(root, root / "_site", n_workers=1, modules=modules)
     return root / "_site"
 
@@ -229,16 +234,27 @@ def test_pages_follow_the_quarto_sidebar(site, served_site, browser):
 
 
 def test_widget_explorer_renders(widget_site, browser):
-    facts = json.loads((widget_site / "pages.json").read_text())["pages"][0]
+    "An explorer on a page in a subfolder: stored widget state drawn with no kernel, assets found via ../"
+    pages = {p["url"]: p for p in json.loads((widget_site / "pages.json").read_text())["pages"]}
+    assert list(pages) == ["index.html", "experiments/widget_explorer.html"]
+    facts = pages["experiments/widget_explorer.html"]
     assert facts["n_widgets"] >= 1 and facts["n_figures"] >= 1 and facts["has_math"]
     with _serve(widget_site) as base:
         page, problems = _open(browser, base, "index.html")
+        try:
+            links = page.eval_on_selector_all("a", "els => els.map(e => e.getAttribute('href'))")
+            if "experiments/widget_explorer.html" not in links: problems.append(f"home links {links}")
+        finally:
+            page.close()
+        page, problems = _open(browser, base, "experiments/widget_explorer.html")
         try:
             _check_page(page, problems, facts)
             sliders = page.locator(".widget-slider").count()
             if sliders < 2: problems.append(f"expected the two sliders of the explorer, found {sliders}")
             images = page.evaluate("() => [...document.querySelectorAll('.jupyter-widgets img')].map(e => e.naturalWidth)")
             if not any(w > 50 for w in images): problems.append(f"the explorer's figure is not shown ({images})")
+            side = page.eval_on_selector_all(".lmm-sidebar li a", "els => els.map(e => e.getAttribute('href'))")
+            if side != ["../index.html", "../experiments/widget_explorer.html"]: problems.append(f"sidebar {side}")
             _screenshot(page, "widget_explorer")
         finally:
             page.close()
