@@ -305,7 +305,7 @@ def copy_assets(modules, dest) -> None:
                     ignore=shutil.ignore_patterns("*.map", "embed.js", "libembed-amd.js"))
     (dest / "site.css").write_text(SITE_CSS)
 
-# %% ../nbs/95_docs.ipynb #b222f4e4
+# %% ../nbs/95_docs.ipynb #93a30aaf
 def _read_processed(path):
     "Read a notebook written by nbdev's processors, dropping the `has_sd` marks they leave on cells."
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -336,7 +336,9 @@ def build_site(root=".", out=None, n_workers: int = 2, skip_flags=None, modules=
             try: k, s = f.result(); seconds[k] = round(s, 1)
             except Exception as e: errors[str(futures[f])] = e
     if errors:
-        raise RuntimeError("notebooks failed to execute: " + "; ".join(f"{k}: {str(e)[-2000:]}" for k, e in errors.items()))
+        ansi = re.compile(r"\x1b\[[0-9;]*m")
+        raise RuntimeError("notebooks failed to execute: " + "; ".join(f"{k}: {ansi.sub('', str(e))[-2000:]}"
+                                                                       for k, e in errors.items()))
     times["execute"] = time.perf_counter() - times["start"]
 
     with _working_dir(root):          # proc_nbs reads nbdev's config of the working directory, which it caches

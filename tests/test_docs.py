@@ -66,12 +66,18 @@ def modules():
 
 @pytest.fixture(scope="session")
 def site(modules):
-    stamp = BUILD / "site_run_id"
+    stamp = BUILD / "site_run"          # this run's id, then "ok" or the build's error
     with _lock(BUILD / "site.lock"):
-        if not (stamp.exists() and stamp.read_text() == _run_id() and (SITE / "pages.json").exists()):
-            summary = build_site(ROOT, SITE, modules=modules)
-            stamp.write_text(_run_id())
-            print(f"docs site built in {summary['seconds']}")
+        run, _, outcome = stamp.read_text().partition("\n") if stamp.exists() else ("", "", "")
+        if run != _run_id():
+            try:
+                summary = build_site(ROOT, SITE, modules=modules)
+                outcome = "ok"
+                print(f"docs site built in {summary['seconds']}")
+            except Exception as e:       # a failed build is reported once per worker, not rebuilt
+                outcome = f"{type(e).__name__}: {e}"
+            stamp.write_text(f"{_run_id()}\n{outcome}")
+    if outcome != "ok": pytest.fail(f"the docs build failed: {outcome}")
     return json.loads((SITE / "pages.json").read_text())
 
 
