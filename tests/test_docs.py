@@ -234,12 +234,18 @@ def test_page_renders_in_browser(url, site, served_site, browser):
     assert not problems, f"{url}: " + "\n".join(problems)
 
 
-def test_site_has_no_remote_scripts(site):
-    for page in SITE.rglob("*.html"):
+def test_site_has_no_remote_scripts_nor_quarto_leftovers(site):
+    pages = [p for p in SITE.rglob("*.html") if "_assets" not in p.parts]
+    assert len(pages) == len(PAGES)
+    for page in pages:
         text = page.read_text(encoding="utf-8")
         remote = re.findall(r'<(?:script|link|img)\b[^>]*\b(?:src|href)="((?:https?:)?//[^"]*)"', text)
         remote += re.findall(r"""['"]((?:https?:)?//(?:cdn|unpkg|cdnjs)[^'"]*)['"]""", text)
         assert not remote, f"{page.relative_to(SITE)} loads {remote}"
+        directives = re.findall(r'<span class="c1">#\s?\|[^<]*', text)      # cell options shown as code
+        prose = re.sub(r"<pre\b.*?</pre>", "", text, flags=re.DOTALL)
+        attributes = re.findall(r'\]\([^)\s]*\)\{[^}]*\}|\{target=[^}]*\}', prose)  # quarto link attributes
+        assert not directives and not attributes, f"{page.relative_to(SITE)}: {directives[:3]} {attributes[:3]}"
     assert (SITE / "_assets" / "mathjax" / "MathJax.js").exists()
 
 
