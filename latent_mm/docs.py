@@ -102,7 +102,7 @@ def relative_prefix(url: str) -> str:
     "The `../` prefix that leads from the page at `url` back to the site root."
     return "../" * url.count("/")
 
-# %% ../nbs/95_docs.ipynb #f4f4052d
+# %% ../nbs/95_docs.ipynb #66676dff
 _re_directive = re.compile(r"^\s*#\s*\|\s*([\w-]+)", re.MULTILINE)
 
 def cell_flags(source: str) -> set[str]:
@@ -128,7 +128,7 @@ def execute_notebook(src, dst, skip_flags=("notest", "slow"), timeout: int = 360
                                 resources={"metadata": {"path": str(src.parent.absolute())}})
         start = time.perf_counter()
         client.execute(env=env)
-    for c in skipped: c.metadata.tags.remove("skip-execution")
+    for c in skipped: c.metadata.tags[c.metadata.tags.index("skip-execution")] = "not-executed"
     dst.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, dst)
     return time.perf_counter() - start
@@ -174,7 +174,7 @@ def page_facts(nb) -> dict:
             "n_figures": sum(any(t in o.get("data", {}) for t in _fig_types) for o in outs),
             "n_widgets": sum(_widget_view in o.get("data", {}) for o in outs)}
 
-# %% ../nbs/95_docs.ipynb #022c74ba
+# %% ../nbs/95_docs.ipynb #69dc04e4
 TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 {%- block html_head_css -%}<link rel="stylesheet" href="{{ resources.site.prefix }}_assets/site.css">{%- endblock html_head_css -%}
@@ -208,6 +208,8 @@ body.lmm-page { margin: 0; }
 .jp-RenderedHTMLCommon pre { background: #f4f5f7; border: 1px solid #e3e3e8; border-radius: 4px; padding: .5rem .75rem;
   overflow-x: auto; }
 .jp-InputArea-editor { overflow-x: auto; }
+.jp-Cell.celltag_not-executed::after { content: "not run for this site (flagged slow or notest): run the notebook to see its output";
+  display: block; color: #777; font: italic 12px system-ui, sans-serif; padding: .2rem 0 0 .2rem; }
 .lmm-header .description p { margin: 0; }
 .jp-Cell { padding: .2rem 0; }
 .jp-RenderedHTMLCommon table { border-collapse: collapse; margin-left: 0; }

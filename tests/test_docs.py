@@ -284,6 +284,9 @@ def test_widget_explorer_renders(widget_site, browser):
             if sliders < 2: problems.append(f"expected the two sliders of the explorer, found {sliders}")
             images = page.evaluate("() => [...document.querySelectorAll('.jupyter-widgets img')].map(e => e.naturalWidth)")
             if not any(w > 50 for w in images): problems.append(f"the explorer's figure is not shown ({images})")
+            skipped = page.evaluate("""() => [...document.querySelectorAll('.celltag_not-executed')]
+                .map(e => e.querySelectorAll('.jp-OutputArea-output').length)""")
+            if skipped != [0]: problems.append(f"the slow cell should be shown once, not run: {skipped}")
             side = page.eval_on_selector_all(".lmm-sidebar li a", "els => els.map(e => e.getAttribute('href'))")
             if side != ["../index.html", "../experiments/widget_explorer.html"]: problems.append(f"sidebar {side}")
             _screenshot(page, "widget_explorer")
