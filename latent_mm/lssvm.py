@@ -179,17 +179,19 @@ def check_latent_data(X, y=None, h0=None, n_classes=None):
             raise ValueError(f"h0[{i}]={h0[i]} is out of range for {X.shape[1]} latent values (0..{X.shape[1] - 1})")
     return X, y, h0
 
-# %% ../nbs/06_lssvm.ipynb #bd138573
+# %% ../nbs/06_lssvm.ipynb #81ebd763
 class LatentSSVM(ClassifierMixin, BaseEstimator):
     """Latent structural SVM trained by CCCP (`bound="touching"`, `eta=1`) or G-MM (other bounds, `eta` < 1).
 
     `C` = 1/lambda of G-MM eq. (8); `eps` is G-MM's stopping gap; `tol` the bound solver's relative
     duality-gap certificate; `subset_fraction` the initial subset of `bound="subset"`; `bias` a callable
-    `bias(problem, w_prev, z_prev, rng) -> scores (n, n_latent)` for `bound="biased"`."""
+    `bias(problem, w_prev, z_prev, rng) -> scores (n, n_latent)` for `bound="biased"`; `regularizer` a
+    `latent_mm.solvers` regularizer (default 1/2 ||w||^2)."""
 
     def __init__(self, model=None, *, C=1.0, bound="touching", eta=1.0, bias=None, max_iter=100, eps=1e-3,
-                 tol=1e-3, max_passes=200, subset_fraction=0.1, random_state=None):
+                 tol=1e-3, max_passes=200, subset_fraction=0.1, regularizer=None, random_state=None):
         self.model, self.C, self.bound, self.eta, self.bias = model, C, bound, eta, bias
+        self.regularizer = regularizer
         self.max_iter, self.eps, self.tol, self.max_passes = max_iter, eps, tol, max_passes
         self.subset_fraction, self.random_state = subset_fraction, random_state
 
@@ -224,8 +226,9 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         self.model_ = model
         h0 = np.zeros(len(X), dtype=np.int64) if h0 is None else h0
         rng = np.random.default_rng(self.random_state)
-        self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight, tol=self.tol,
-                                          max_passes=self.max_passes, random_state=rng)
+        self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight,
+                                          regularizer=self.regularizer, tol=self.tol, max_passes=self.max_passes,
+                                          random_state=rng)
         w0 = np.zeros(model.size_joint_feature(X.shape[2]))
         res = gmm(self.problem_, w0, self._selector(), eta=self.eta, eps=self.eps, max_iter=self.max_iter,
                   random_state=rng, z0=h0)
