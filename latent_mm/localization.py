@@ -130,19 +130,23 @@ def run_table2(n_per_class=40, n_random=300, seed=0, n_cv=5, results=None, n_job
     return run_trials(localization_trial, table2_configs(n_per_class, n_random, seed, n_cv), results=results,
                       n_jobs=n_jobs, progress=progress, desc="Table 2")
 
-# %% ../nbs/experiments/02_lssvm_localization.ipynb #7d61d822
+# %% ../nbs/experiments/02_lssvm_localization.ipynb #f32829c4
 def plot_figure3(rows, init="top-left", axes=None):
-    "Figure 3: final latent windows (relative image coordinates) per method, colour = cross-validation fold."
+    """Figure 3: final latent windows (relative image coordinates) per method, colour = cross-validation fold.
+    Windows lie on a grid, so the crosses are jittered (deterministically) to show how many share a window."""
     import matplotlib.pyplot as plt
+    jitter = np.random.default_rng(0)
     if axes is None:
         _, axes = plt.subplots(1, len(METHODS), figsize=(4 * len(METHODS), 3.6), sharex=True, sharey=True)
     for ax, m in zip(axes, METHODS):
         for r in rows:
             if r["method"] == m and r["init"] == init:
-                ax.scatter(r["final_col"], r["final_row"], marker="x", s=14, label=f"fold {r['fold']}")
+                col, row = np.asarray(r["final_col"]), np.asarray(r["final_row"])
+                col, row = col + jitter.uniform(-0.03, 0.03, col.size), row + jitter.uniform(-0.03, 0.03, row.size)
+                ax.scatter(col, row, marker="x", s=10, linewidths=0.8, label=f"fold {r['fold']}")
         changed = np.mean([r["changed"] for r in rows if r["method"] == m and r["init"] == init]) * 100
         ax.set_title(f"{init}: {m} ({changed:.0f} % moved)", fontsize=9)
-        ax.set_xlim(-0.03, 0.6); ax.set_ylim(0.6, -0.03)
+        ax.set_xlim(-0.05, 0.6); ax.set_ylim(0.6, -0.05)
         ax.set_xlabel("window column / image width")
     axes[0].set_ylabel("window row / image height")
     return axes
