@@ -15,7 +15,7 @@ def test_dask_backend_matches_serial(tmp_path):
     distributed = pytest.importorskip("distributed")
     configs = [dict(seed=s) for s in range(6)]
     serial = run_trials(square, configs, progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                   processes=True) as cluster, distributed.Client(cluster):
         on_dask = run_trials(square, configs, results=tmp_path / "r.jsonl", n_jobs=2, backend="dask", progress=False)
     assert on_dask == serial
