@@ -26,6 +26,19 @@ def touching_configuration(R, z_prev=None) -> np.ndarray:
         z = np.where(keep, z_prev, z)
     return z
 
+def _touching(problem, R, w_prev, z_prev):
+    """`touching_configuration(R, z_prev)`, from the problem's own `touching(w)` when it has one (a problem may
+    know its zero-regret values without a pass over R, e.g. k-means' nearest centres)."""
+    touch = getattr(problem, "touching", None)
+    if touch is None:
+        return touching_configuration(R, z_prev)
+    z = np.array(touch(w_prev), copy=True)
+    if z_prev is not None:
+        z_prev = np.asarray(z_prev)
+        keep = R[np.arange(len(z_prev)), z_prev] <= 0.0
+        z = np.where(keep, z_prev, z)
+    return z
+
 def regret_budget(problem, w_prev, v_prev) -> float:
     "B_t = v_{t-1} - F(w_{t-1}): how much regret a valid bound may carry (never negative)."
     return max(0.0, float(v_prev) - float(problem.objective(w_prev)))
@@ -97,11 +110,13 @@ class RandomWalk:
     def __repr__(self): return f"random_walk(n_steps={self.n_steps})"
 
     def __call__(self, problem, w_prev, v_prev, z_prev, rng):
-        R = np.asarray(problem.regrets(w_prev), dtype=float)
-        z = touching_configuration(R, z_prev)
+        R = np.ascontiguousarray(problem.regrets(w_prev), dtype=float)
+        z = _touching(problem, R, w_prev, z_prev)
         B = regret_budget(problem, w_prev, v_prev)
         # candidate values per variable, as a ragged array: row i's values are cand[start[i]:start[i]+count[i]]
-        rows, cand = np.nonzero(R <= B)
+        flat = np.flatnonzero(R <= B)                         # much faster than a 2-D nonzero
+        rows = flat // R.shape[1]
+        cand = flat - rows * R.shape[1]
         count = np.bincount(rows, minlength=len(R))
         movable = np.flatnonzero(count > 1)
         self.info = dict(budget=B, spent=0.0, acceptance=np.nan, movable=float(movable.size))
