@@ -144,3 +144,16 @@ def test_datasets_shapes():
         X, y = make(0)
         assert X.shape == shape and np.bincount(y).tolist() == [shape[0] // k] * k
         np.testing.assert_array_equal(make(0)[0], X)
+
+
+def test_cli_reproduce_kmeans(tmp_path, capsys):
+    from latent_mm.cli import main
+    from latent_mm.kmeans_experiments import read_csv
+    main(["reproduce", "kmeans", "--trials", "1", "--datasets", "cloud", "--n-jobs", "1", "--out", str(tmp_path)])
+    printed = capsys.readouterr().out
+    assert "paper_mean" in printed and "cloud" in printed
+    rows = read_csv(tmp_path / "kmeans_table1.csv")
+    assert [(r["init"], r["method"]) for r in rows][:2] == [("forgy", "k-means"), ("forgy", "G-MM")]
+    assert all(r["trials"] == 1 and r["mean"] > 0 for r in rows)
+    assert (tmp_path / "kmeans_table1.png").stat().st_size > 1000
+    assert len((tmp_path / "kmeans_trials.jsonl").read_text().splitlines()) == 3
