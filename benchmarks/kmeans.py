@@ -6,7 +6,10 @@ Prints per-iteration times and the ratios
 and the time of one trial of every Table 1 setting (4 data sets x 3 initialisations, k-means and G-MM), with the
 50-trial sweep extrapolated from it.
 
-    python benchmarks/kmeans.py [--repeats 3]
+    python benchmarks/kmeans.py [--repeats 3] [--threads 1]
+
+Single-threaded by default: on a shared machine scikit-learn's OpenMP threads stall when a core is busy, which
+makes multi-threaded ratios swing by 3x from run to run.
 """
 import argparse
 import time
@@ -14,6 +17,7 @@ import warnings
 
 import numpy as np
 from sklearn.cluster import KMeans
+from threadpoolctl import threadpool_limits
 from sklearn.exceptions import ConvergenceWarning
 
 from latent_mm.datasets import make_gmm200
@@ -21,27 +25,29 @@ from latent_mm.kmeans import GMMKMeans, init_centers
 from latent_mm.kmeans_experiments import DATASETS, TABLE1_INITS, kmeans_trial
 
 
-def per_iteration(fit, repeats):
-    "Best-of-`repeats` seconds per iteration of `fit() -> n_iter`."
-    best = np.inf
+def per_iteration(fits, repeats):
+    """Best-of-`repeats` seconds per iteration of each `fit() -> n_iter`; the fits take turns in every round, so a
+    change of machine load affects them alike."""
+    best = [np.inf] * len(fits)
     for _ in range(repeats):
-        start = time.perf_counter()
-        n_iter = fit()
-        best = min(best, (time.perf_counter() - start) / n_iter)
+        for j, fit in enumerate(fits):
+            start = time.perf_counter()
+            n_iter = fit()
+            best[j] = min(best[j], (time.perf_counter() - start) / n_iter)
     return best
 
 
-def main(repeats=3):
+def main(repeats=3, threads=1):
     warnings.simplefilter("ignore", ConvergenceWarning)
+    threadpool_limits(threads)     # scikit-learn's OpenMP and numpy's BLAS alike
     X, _ = make_gmm200(0)
     rows = []
     for init in ("forgy", "k-means++"):
         w0 = init_centers(X, 200, init, random_state=0)
-        sk = per_iteration(lambda: KMeans(200, init=w0, n_init=1, algorithm="lloyd", tol=0.0, max_iter=1000)
-                           .fit(X).n_iter_, repeats)
-        mm = per_iteration(lambda: GMMKMeans(200, init=w0).fit(X).n_iter_, repeats)
-        gm = per_iteration(lambda: GMMKMeans(200, eta=0.02, bound="random", init=w0, random_state=0)
-                           .fit(X).n_iter_, repeats)
+        sk, mm, gm = per_iteration([
+            lambda: KMeans(200, init=w0, n_init=1, algorithm="lloyd", tol=0.0, max_iter=1000).fit(X).n_iter_,
+            lambda: GMMKMeans(200, init=w0).fit(X).n_iter_,
+            lambda: GMMKMeans(200, eta=0.02, bound="random", init=w0, random_state=0).fit(X).n_iter_], repeats)
         rows.append((init, sk, mm, gm))
         print(f"GMM-200 {init:10s} ms/iteration: scikit-learn Lloyd {sk * 1e3:6.2f}  latent_mm Lloyd {mm * 1e3:6.2f}"
               f"  G-MM (eta=0.02, random) {gm * 1e3:6.2f}   ratios: Lloyd/sklearn {mm / sk:4.2f}"
@@ -58,4 +64,5 @@ def main(repeats=3):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1, help="threads for BLAS and OpenMP (default: 1)")
     main(**vars(parser.parse_args()))
