@@ -17,6 +17,7 @@ __all__ = ['REPRODUCERS', 'main']
 REPRODUCERS = {
     "theory": "latent_mm.theory:reproduce",
     "kmeans": "latent_mm.kmeans_experiments:reproduce",
+    "lssvm": "latent_mm.localization:reproduce",
 }
 
 def _load(name):
