@@ -203,7 +203,7 @@ def explore(dataset="d31", init="random-partition", eta=0.02, trial=0):
     ax[1].set_yscale("log")
     return km, gm
 
-# %% ../nbs/experiments/01_kmeans_table1.ipynb #cf219341
+# %% ../nbs/experiments/01_kmeans_table1.ipynb #0d7d1fe7
 def plot_table1(summary, path=None):
     "Mean (bar) and best (dot) per data set, init and method; the paper's mean (black tick) and best (star)."
     import matplotlib.pyplot as plt
@@ -228,17 +228,17 @@ def plot_table1(summary, path=None):
     return fig
 
 def reproduce(out: str = "latent_mm_results/kmeans", trials: int = 2, datasets: list = list(DATASETS),
-              n_jobs: int = 2, eta: float = 0.02) -> list[dict]:
+              n_jobs: int = 2, eta: float = 0.02, progress: bool = True) -> list[dict]:
     """G-MM vs k-means (Table 1 of Naderi et al. 2019): print ours beside the paper's, write CSV and PNG.
 
     `trials` per data set and initialisation (the paper: 50); `n_jobs` trials run in parallel; trials are
-    appended to `out/kmeans_trials.jsonl` as they finish, so a rerun resumes."""
+    appended to `out/kmeans_trials.jsonl` as they finish, so a rerun resumes. `progress`: a progress bar."""
     import matplotlib
     matplotlib.use("Agg")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = table1_trials(datasets=tuple(datasets), trials=trials, eta=eta, results=out / "kmeans_trials.jsonl",
-                         n_jobs=n_jobs, progress=True)
+                         n_jobs=n_jobs, progress=progress)
     summary = table1_summary(rows)
     print(format_table(summary, ["dataset", "init", "method", "trials", "mean", "std", "best", "paper_mean",
                                  "paper_std", "paper_best", "iters", "paper_iters"]))
