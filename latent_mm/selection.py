@@ -26,6 +26,19 @@ def touching_configuration(R, z_prev=None) -> np.ndarray:
         z = np.where(keep, z_prev, z)
     return z
 
+def _touching(problem, R, w_prev, z_prev):
+    """`touching_configuration(R, z_prev)`, from the problem's own `touching(w)` when it has one (a problem may
+    know its zero-regret values without a pass over R, e.g. k-means' nearest centres)."""
+    touch = getattr(problem, "touching", None)
+    if touch is None:
+        return touching_configuration(R, z_prev)
+    z = np.array(touch(w_prev), copy=True)
+    if z_prev is not None:
+        z_prev = np.asarray(z_prev)
+        keep = R[np.arange(len(z_prev)), z_prev] <= 0.0
+        z = np.where(keep, z_prev, z)
+    return z
+
 def regret_budget(problem, w_prev, v_prev) -> float:
     "B_t = v_{t-1} - F(w_{t-1}): how much regret a valid bound may carry (never negative)."
     return max(0.0, float(v_prev) - float(problem.objective(w_prev)))
@@ -97,31 +110,53 @@ class RandomWalk:
     def __repr__(self): return f"random_walk(n_steps={self.n_steps})"
 
     def __call__(self, problem, w_prev, v_prev, z_prev, rng):
-        R = np.asarray(problem.regrets(w_prev), dtype=float)
-        z = touching_configuration(R, z_prev)
+        R = np.ascontiguousarray(problem.regrets(w_prev), dtype=float)
+        z = _touching(problem, R, w_prev, z_prev)
         B = regret_budget(problem, w_prev, v_prev)
-        # candidate values per variable, as a ragged array: row i's values are cand[start[i]:start[i]+count[i]]
-        rows, cand = np.nonzero(R <= B)
-        count = np.bincount(rows, minlength=len(R))
+        fits = R <= B                                         # the candidate values S_i, row by row
+        count = np.count_nonzero(fits, axis=1)
         movable = np.flatnonzero(count > 1)
         self.info = dict(budget=B, spent=0.0, acceptance=np.nan, movable=float(movable.size))
         n_steps = movable.size if self.n_steps is None else self.n_steps
         if B <= 0 or movable.size == 0 or n_steps == 0:
             return z
-        start = np.concatenate([[0], np.cumsum(count)[:-1]])
-        is_current = cand == z[rows]                          # each row holds its current value once
-        pos = np.zeros(len(R), dtype=np.int64)
+        m = R.shape[1]
+        # Variables with many candidates draw their proposal by rejection (a uniform value, redrawn until it is a
+        # candidate other than the current one); the others from an explicit candidate list. Both give the uniform
+        # law on S_i minus the current value; the rejection path avoids listing up to n*m candidates.
+        many = (count - 1) * 8 >= m
+        few = movable[~many[movable]]
+        local = np.full(len(R), -1)
+        local[few] = np.arange(few.size)
+        flat = np.flatnonzero(fits[few])                      # ragged: row r's values are cand[start[r]:start[r]+cnt[r]]
+        rows = flat // m
+        cand = flat - rows * m
+        cnt = count[few]
+        start = np.concatenate([[0], np.cumsum(cnt)[:-1]]).astype(np.int64)
+        is_current = cand == z[few][rows]                     # each row holds its current value once
+        pos = np.zeros(few.size, dtype=np.int64)
         pos[rows[is_current]] = np.flatnonzero(is_current) - start[rows[is_current]]
         slack, n_accepted, done = B, 0, 0
         while done < n_steps:
             sweep = rng.permutation(movable)[: n_steps - done]
-            k = rng.integers(0, count[sweep] - 1)             # uniform over the other candidates:
-            k += k >= pos[sweep]                               # skip the current value's position
-            new = cand[start[sweep] + k]
+            new = np.empty(sweep.size, dtype=np.int64)
+            lo = local[sweep]
+            listed = lo >= 0
+            li = lo[listed]
+            k = rng.integers(0, cnt[li] - 1)                  # uniform over the other candidates:
+            k += k >= pos[li]                                 # skip the current value's position
+            new[listed] = cand[start[li] + k]
+            todo = np.flatnonzero(~listed)
+            while todo.size:                                  # each draw succeeds with probability >= 1/8
+                j = rng.integers(0, m, size=todo.size)
+                ok = fits[sweep[todo], j] & (j != z[sweep[todo]])
+                new[todo[ok]] = j[ok]
+                todo = todo[~ok]
             delta = R[sweep, new] - R[sweep, z[sweep]]
             accepted, slack = _first_fit(delta, slack)
             z[sweep[accepted]] = new[accepted]
-            pos[sweep[accepted]] = k[accepted]
+            acc_listed = accepted & listed
+            pos[lo[acc_listed]] = k[accepted[listed]]
             n_accepted += int(accepted.sum())
             done += sweep.size
         self.info.update(spent=(B - slack) / B, acceptance=n_accepted / done)
