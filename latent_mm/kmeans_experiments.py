@@ -5,7 +5,6 @@
 # %% ../nbs/experiments/01_kmeans_table1.ipynb #ef83ca41
 from __future__ import annotations
 
-import csv
 import time
 import warnings
 import zlib
@@ -17,13 +16,12 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .datasets import load_cloud, load_d31, load_norm25, make_gmm200
 from .kmeans import GMMKMeans, init_centers
-from .runner import run_trials
+from .runner import read_csv, run_trials, write_csv
 from .theory import format_table
 
 # %% auto #0
 __all__ = ['DATASETS', 'TABLE1_INITS', 'PAPER_TABLE1', 'PAPER_TABLE4', 'load_dataset', 'trial_seed', 'kmeans_trial',
-           'table1_trials', 'table1_summary', 'write_csv', 'read_csv', 'eta_sweep', 'plot_eta_sweep', 'explore',
-           'plot_table1', 'reproduce']
+           'table1_trials', 'table1_summary', 'eta_sweep', 'plot_eta_sweep', 'explore', 'plot_table1', 'reproduce']
 
 # %% ../nbs/experiments/01_kmeans_table1.ipynb #b4ef92c0
 DATASETS = {  # name: (loader, k of Table 1)
@@ -125,27 +123,6 @@ def table1_summary(rows) -> list[dict]:
                             seconds=float(np.mean([r[f"{m}_seconds"] for r in sel]))))
     return out
 
-def write_csv(rows, path):
-    "Write a list of dicts as CSV."
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-
-def read_csv(path) -> list[dict]:
-    "Read a CSV written by `write_csv`, turning numeric fields back into numbers."
-    def num(v):
-        try:
-            return int(v)
-        except ValueError:
-            try:
-                return float(v)
-            except ValueError:
-                return v
-    with open(path, newline="") as f:
-        return [{k: num(v) for k, v in r.items()} for r in csv.DictReader(f)]
 
 # %% ../nbs/experiments/01_kmeans_table1.ipynb #7e23f1b5
 def eta_sweep(datasets=("d31", "cloud"), etas=(0.02, 0.05, 0.1, 0.3, 1.0), inits=TABLE1_INITS, trials=3,

@@ -11,6 +11,7 @@ import numpy as np
 
 from .bias import multifold_mil
 from .lssvm import LatentMulticlass, LatentSSVM
+from .runner import write_csv
 
 # %% auto #0
 __all__ = ['METHODS', 'FULL', 'CI', 'make_localization', 'initial_latents', 'localization_trial', 'table2_configs', 'summarize',
@@ -156,15 +157,9 @@ FULL = dict(n_per_class=20, n_random=100)   # the committed full-size run
 CI = dict(n_per_class=12, n_random=100)     # what the tests run
 
 def write_table_csv(rows, path):
-    "Write the `summarize` table as CSV."
-    import csv
+    "Write the `summarize` table as CSV; return the table."
     table = summarize(rows)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(table[0]))
-        writer.writeheader()
-        writer.writerows(table)
+    write_csv(table, path)
     return table
 
 def reproduce(out: str = "latent_mm_results/lssvm", n_per_class: int = 20, n_random: int = 100, n_jobs: int = 2,

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['config_key', 'load_results', 'run_trials']
+__all__ = ['config_key', 'load_results', 'run_trials', 'write_csv', 'read_csv']
 
 # %% ../nbs/12_runner.ipynb #d62fbf7f
 def _to_json(x):
@@ -126,3 +126,31 @@ def _execute(func, todo, n_jobs, backend):
         kwargs = {} if backend == "dask" else dict(backend=backend)
         yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered", **kwargs)(
             delayed(_run_one)(func, c) for c in todo)
+
+# %% ../nbs/12_runner.ipynb #e0d49526
+def write_csv(rows, path):
+    "Write a list of dicts (one per row, same keys) as CSV, creating the folder."
+    import csv
+    if not rows:
+        raise ValueError(f"no rows to write to {path}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+def _number(v):
+    "A CSV field as int or float when it is one, else the string."
+    for kind in (int, float):
+        try:
+            return kind(v)
+        except ValueError:
+            pass
+    return v
+
+def read_csv(path) -> list[dict]:
+    "Read a CSV written by `write_csv`, turning numeric fields back into numbers."
+    import csv
+    with open(path, newline="", encoding="utf-8") as f:
+        return [{k: _number(v) for k, v in r.items()} for r in csv.DictReader(f)]

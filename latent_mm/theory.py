@@ -218,19 +218,16 @@ def format_table(rows, columns=None, floatfmt="{:.4g}") -> str:
 
 def reproduce(out: str = "latent_mm_results/theory", seeds: int = 5) -> list[dict]:
     """Check G-MM's invariants and Theorems 1-2 on the toy problems: print a table, write `theory.png`/`theory.csv`."""
-    import csv
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from latent_mm.runner import write_csv
     from latent_mm.selection import random_walk
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = theory_table(n_seeds=seeds)
     print(format_table(rows))
-    with open(out / "theory.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(rows, out / "theory.csv")
     fig, axes = plt.subplots(2, 2, figsize=(11, 7))
     problem = MinOfQuadratics(n=60, n_values=5, random_state=0)
     plot_trace(gmm(problem, np.zeros(2), random_walk(), eta=0.1, eps=1e-10, random_state=0), ax=axes[0],

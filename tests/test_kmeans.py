@@ -148,7 +148,7 @@ def test_datasets_shapes():
 
 def test_cli_reproduce_kmeans(tmp_path, capsys):
     from latent_mm.cli import main
-    from latent_mm.kmeans_experiments import read_csv
+    from latent_mm.runner import read_csv
     main(["reproduce", "kmeans", "--trials", "1", "--datasets", "cloud", "--n-jobs", "1", "--out", str(tmp_path)])
     printed = capsys.readouterr().out
     assert "paper_mean" in printed and "cloud" in printed
