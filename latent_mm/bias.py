@@ -56,10 +56,8 @@ class MultiFoldMIL:
                        max_passes=self.max_passes, state=self._states[k], random_state=rng, warn=False)
             self._states[k], self.coef_[k] = res.state, res.w
             S = model.scores(X[held], res.w)                  # (m, n_latent, n_classes)
-            aug = S + 1.0
-            rows = np.arange(len(S))
-            aug[rows, :, y[held]] -= 1.0
-            G[held] = -(aug.max((1, 2))[:, None] - S[rows, :, y[held]])   # minus the hinge loss, every z
+            top = model.augment(S, y[held]).max((1, 2))
+            G[held] = -(top[:, None] - S[np.arange(len(S)), :, y[held]])   # minus the hinge loss, every z
         return G
 
 def multifold_mil(n_folds=10, *, tol=1e-3, max_passes=100, random_state=None) -> MultiFoldMIL:

@@ -131,7 +131,7 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.eps = eps
         self.random_state = random_state
 
-    def _selector(self, n_samples):
+    def _selector(self):
         if self.bound == "touching":
             return touching()
         if self.bound == "random":
@@ -165,7 +165,7 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         max_iter = _check_int("max_iter", self.max_iter, 1)
         if not (isinstance(self.eps, numbers.Real) and self.eps >= 0):
             raise ValueError(f"eps={self.eps!r} must be a number >= 0")
-        select = self._selector(n)
+        select = self._selector()
         rs = check_random_state(self.random_state)
         w0 = self._initial_centers(X, rs)
         problem = KMeansProblem(X)

@@ -52,10 +52,13 @@ class LatentMulticlass:
         flat = S.reshape(len(S), -1).argmax(1)
         return flat % self.n_classes, flat // self.n_classes
 
+    def augment(self, S, y):
+        "Scores S[i, h, y'] (from `scores`) plus the loss Delta(y_i, y'): what loss-augmented inference maximises."
+        return S + self.loss(np.asarray(y)[:, None, None], np.arange(self.n_classes))
+
     def loss_augmented_inference(self, X, y, w):
         "(y_hat, h_hat) = argmax_{y, h} w . phi(x_i, y, h) + Delta(y_i, y) for every example."
-        S = self.scores(X, w) + 1.0
-        S[np.arange(len(S)), :, y] -= 1.0
+        S = self.augment(self.scores(X, w), y)
         flat = S.reshape(len(S), -1).argmax(1)
         return flat % self.n_classes, flat // self.n_classes
 
@@ -77,18 +80,15 @@ class _FixedLatent:
         return pos.reshape(self.n_samples, -1)
 
     def max_augmented(self, w):
-        S = self.model.scores(self.X, w) + 1.0
-        S[np.arange(self.n_samples), :, self.y] -= 1.0
-        return S.max((1, 2))
+        return self.model.augment(self.model.scores(self.X, w), self.y).max((1, 2))
 
     def loss_augmented(self, w, i):
         x = self.X[i]
-        S = x @ w.reshape(self.K, self.d).T + 1.0
-        S[:, self.y[i]] -= 1.0
+        S = self.model.augment(self.model.scores(x[None], w), self.y[i:i + 1])[0]
         h, k = divmod(int(S.argmax()), self.K)
         phi = np.zeros(self.n_features)
         phi[k * self.d:(k + 1) * self.d] = x[h]
-        return phi, float(k != self.y[i]), h * self.K + k
+        return phi, float(self.model.loss(self.y[i], k)), h * self.K + k
 
     def enumerate(self, i):
         K, H = self.K, self.X.shape[1]
@@ -113,13 +113,18 @@ class LatentSSVMProblem:
         self.rng = np.random.default_rng(random_state)
         self.state, self.last_solve = None, None
         self.idx = np.arange(self.n)
+        self._cache = None
 
     def _parts(self, w):
-        "Per-example max_{y,h}(score + loss) and the true class's scores S[i, h, y_i]."
+        """Per-example max_{y,h}(score + loss) and the true class's scores S[i, h, y_i], cached for the last `w`
+        (the engine evaluates the objective, the bound and the regrets at the same point)."""
+        if self._cache is not None and np.array_equal(self._cache[0], w):
+            return self._cache[1]
         S = self.model.scores(self.X, w)
-        aug = S + 1.0
-        aug[self.idx, :, self.y] -= 1.0
-        return aug.max((1, 2)), S[self.idx, :, self.y]
+        top = self.model.augment(S, self.y).max((1, 2))
+        parts = (top, S[self.idx, :, self.y])
+        self._cache = (np.array(w, dtype=float, copy=True), parts)
+        return parts
 
     def objective(self, w):
         top, S_true = self._parts(w)

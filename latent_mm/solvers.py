@@ -110,8 +110,11 @@ class SSVMResult:
 def primal_objective(problem, w, lam, sample_weight=None, regularizer=None) -> float:
     "P(w) of eq. (1), vectorised over examples."
     reg = L2() if regularizer is None else regularizer
-    s = _weights(sample_weight, problem.n_samples)
-    H = np.maximum(problem.max_augmented(w) - problem.positive_features() @ w, 0.0)
+    return _primal(problem, w, lam, _weights(sample_weight, problem.n_samples), reg, problem.positive_features())
+
+def _primal(problem, w, lam, s, reg, pos):
+    "P(w) with validated weights `s` and the ground truth's features `pos` already at hand."
+    H = np.maximum(problem.max_augmented(w) - pos @ w, 0.0)
     return lam * reg.value(w) + float(s @ H) / problem.n_samples
 
 def _weights(sample_weight, n):
@@ -195,7 +198,7 @@ def bcfw(problem, lam, *, sample_weight=None, regularizer=None, tol=1e-4, max_pa
                 atoms[i] = (keys, a, Phi, Ls)
             elif atoms is not None:
                 atoms = state.atoms = None                     # a plain FW step invalidates the atom lists
-        P = lam * reg.value(w) + float(s @ np.maximum(problem.max_augmented(w) - pos @ w, 0.0)) / n
+        P = _primal(problem, w, lam, s, reg, pos)
         D_val = -lam * reg.conjugate(v) + float(s @ ell) / n
         gap = P - D_val
         if gap <= tol * max(P, 1e-12):
@@ -203,7 +206,7 @@ def bcfw(problem, lam, *, sample_weight=None, regularizer=None, tol=1e-4, max_pa
             break
     w = np.array(w, dtype=float, copy=True)
     if w_prev is not None:
-        P_prev = primal_objective(problem, np.asarray(w_prev, float), lam, s, reg)
+        P_prev = _primal(problem, np.asarray(w_prev, float), lam, s, reg, pos)
         if P_prev <= P:
             w, P = np.array(w_prev, dtype=float, copy=True), P_prev
     if not converged and warn:
