@@ -22,7 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from latent_mm.datasets import make_gmm200
 from latent_mm.kmeans import GMMKMeans, init_centers
-from latent_mm.kmeans_experiments import DATASETS, TABLE1_INITS, kmeans_trial
+from latent_mm.experiments.kmeans import DATASETS, TABLE1_INITS, kmeans_trial
 
 
 def per_iteration(fits, repeats):

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from latent_mm.localization import initial_latents, make_localization
+from latent_mm.experiments.localization import initial_latents, make_localization
 from latent_mm.lssvm import LatentMulticlass, _FixedLatent
 from latent_mm.solvers import bcfw, primal_objective, solve_cvxpy
 

@@ -16,8 +16,8 @@ __all__ = ['REPRODUCERS', 'main']
 # %% ../nbs/90_cli.ipynb #9920f413
 REPRODUCERS = {
     "theory": "latent_mm.theory:reproduce",
-    "kmeans": "latent_mm.kmeans_experiments:reproduce",
-    "lssvm": "latent_mm.localization:reproduce",
+    "kmeans": "latent_mm.experiments.kmeans:reproduce",
+    "lssvm": "latent_mm.experiments.localization:reproduce",
 }
 
 def _load(name):
