@@ -5,17 +5,20 @@
 # %% ../nbs/12_runner.ipynb #cc969eed
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import time
 import warnings
 from contextlib import nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 # %% auto #0
-__all__ = ['config_key', 'load_results', 'run_trials', 'write_csv', 'read_csv']
+__all__ = ['config_key', 'load_results', 'run_trials', 'write_csv', 'read_csv', 'Experiment', 'experiment', 'find_experiments']
 
 # %% ../nbs/12_runner.ipynb #d62fbf7f
 def _to_json(x):
@@ -154,3 +157,45 @@ def read_csv(path) -> list[dict]:
     import csv
     with open(path, newline="", encoding="utf-8") as f:
         return [{k: _number(v) for k, v in r.items()} for r in csv.DictReader(f)]
+
+# %% ../nbs/12_runner.ipynb #76eb0044
+@dataclass(frozen=True)
+class Experiment:
+    "A reproducer of the papers' tables and figures, as `latent-mm list` shows it."
+    name: str                # its name on the command line
+    func: Callable           # the reproducer; its keyword arguments with defaults become options
+    summary: str             # one line: which tables and figures it makes
+    run_time: str            # expected run time at the defaults, e.g. "about 1 min on 2 cores"
+    options: dict = field(default_factory=dict)   # argument name -> allowed values, or a function text -> value
+
+def experiment(name: str, *, summary: str, run_time: str, options: dict | None = None):
+    "Decorator registering a `reproduce` function as the experiment `name` of the command line."
+    if not name or not name.replace("-", "").replace("_", "").isalnum():
+        raise ValueError(f"name={name!r} must be a non-empty word (letters, digits, - or _)")
+    if not summary or "\n" in summary:
+        raise ValueError(f"summary={summary!r} must be one non-empty line")
+    options = dict(options or {})
+    def register(func):
+        params = inspect.signature(func).parameters
+        unknown = [k for k in options if k not in params]
+        if unknown:
+            raise ValueError(f"options {unknown} of experiment {name!r} are not arguments of {func.__qualname__}")
+        func.experiment = Experiment(name, func, summary, run_time, options)
+        return func
+    return register
+
+# %% ../nbs/12_runner.ipynb #5960b48f
+def find_experiments(modules) -> dict[str, Experiment]:
+    "The experiments registered in `modules` (module objects), by name; two experiments of one name are an error."
+    found = {}
+    for module in modules:
+        for obj in vars(module).values():
+            exp = getattr(obj, "experiment", None)
+            if not isinstance(exp, Experiment) or exp.func is not obj:
+                continue
+            if exp.name in found and found[exp.name].func is not obj:
+                other = found[exp.name].func
+                raise ValueError(f"experiment {exp.name!r} is registered twice: by {other.__module__}.{other.__qualname__} "
+                                 f"and {obj.__module__}.{obj.__qualname__}")
+            found[exp.name] = exp
+    return found
