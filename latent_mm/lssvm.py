@@ -13,7 +13,7 @@ from .selection import make_selector
 from .solvers import L2, bcfw
 
 # %% auto #0
-__all__ = ['LatentMulticlass', 'LatentSSVMProblem', 'check_latent_data', 'LatentSSVM', 'toy_localization']
+__all__ = ['LatentMulticlass', 'LatentSSVMProblem', 'check_latent_data', 'LatentSSVM', 'LatentBinary', 'toy_localization']
 
 # %% ../nbs/06_lssvm.ipynb #a3b9eefe
 class LatentMulticlass:
@@ -278,6 +278,77 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         if out.any():
             raise ValueError(f"y contains label {y[out][0]} outside the classes {self.classes_.tolist()}")
         return super().score(X, y, sample_weight)
+
+# %% ../nbs/06_lssvm.ipynb #20bc4a5b
+class LatentBinary(LatentMulticlass):
+    """Binary latent SVM for X of shape (n, n_latent, d) and labels {0, 1}: label 1 scores row h of x, label 0
+    (a single latent value, h = 0) scores the mean row of x; coefficients of shape (2, d)."""
+
+    def __init__(self):
+        super().__init__(n_classes=2)
+
+    def __repr__(self): return "LatentBinary()"
+
+    def joint_feature(self, x, y, h):
+        "phi(x, y, h): row h of x in block 1 for y = 1; the mean row of x in block 0 for y = 0 (h must be 0)."
+        x = np.asarray(x, float)
+        if y == 0 and h != 0:
+            raise ValueError(f"h={h!r}: label 0 has the single latent value 0")
+        phi = np.zeros((2, x.shape[1]))
+        phi[y] = x.mean(0) if y == 0 else x[h]
+        return phi.ravel()
+
+    def scores(self, X, w):
+        "S[i, h, y], shape (n, n_latent, 2); S[i, h > 0, 0] = -inf (label 0 has one latent value)."
+        X = np.asarray(X, float)
+        W = np.asarray(w, float).reshape(2, -1)
+        S = np.full(X.shape[:2] + (2,), -np.inf)
+        S[:, :, 1] = X @ W[1]
+        S[:, 0, 0] = X.mean(1) @ W[0]
+        return S
+
+    def fixed_latent(self, X, y, z): return _FixedLatentBinary(self, X, y, z)
+
+    def joint_features(self, X):
+        "Every output's joint feature, Phi (n, 2 * n_latent, 2d) ordered as (h, y) pairs, and which outputs exist."
+        X = np.asarray(X, float)
+        n, H, d = X.shape
+        Phi = np.zeros((n, H, 2, 2, d))
+        Phi[:, 0, 0, 0] = X.mean(1)
+        Phi[:, :, 1, 1] = X
+        valid = np.ones((n, H, 2), bool)
+        valid[:, 1:, 0] = False
+        return Phi.reshape(n, 2 * H, 2 * d), valid.reshape(n, 2 * H)
+
+# %% ../nbs/06_lssvm.ipynb #5a56ee7c
+class _FixedLatentBinary(_FixedLatent):
+    "The bound b_z of eq. (9) for `LatentBinary`: label 0's feature is the mean row."
+
+    def __init__(self, model, X, y, z):
+        super().__init__(model, X, y, z)
+        self.Xbar = X.mean(1)
+
+    def _phi(self, i, k, h):
+        phi = np.zeros(self.n_features)
+        phi[k * self.d:(k + 1) * self.d] = self.Xbar[i] if k == 0 else self.X[i, h]
+        return phi
+
+    def positive_features(self):
+        pos = np.zeros((self.n_samples, 2, self.d))
+        neg = self.y == 0
+        pos[neg, 0] = self.Xbar[neg]
+        pos[~neg, 1] = self.X[np.flatnonzero(~neg), self.z[~neg]]
+        return pos.reshape(self.n_samples, -1)
+
+    def loss_augmented(self, w, i):
+        S = self.model.augment(self.model.scores(self.X[i:i + 1], w), self.y[i:i + 1])[0]
+        h, k = divmod(int(S.argmax()), 2)
+        return self._phi(i, k, h), float(self.model.loss(self.y[i], k)), h * 2 + k
+
+    def enumerate(self, i):
+        Phi, valid = self.model.joint_features(self.X[i:i + 1])
+        L = np.tile([float(self.y[i] != 0), float(self.y[i] != 1)], self.X.shape[1])
+        return Phi[0][valid[0]], L[valid[0]]
 
 # %% ../nbs/06_lssvm.ipynb #1abd133b
 def toy_localization(n=60, n_classes=3, n_latent=6, d=5, signal=2.0, random_state=None):
