@@ -295,8 +295,11 @@ class RandomWalk:
         z_prev = np.empty(0, np.int64) if z_prev is None else np.ascontiguousarray(z_prev, dtype=np.int64)
         if z_prev.size and (z_prev.shape != R.shape[:1] or z_prev.min() < 0 or z_prev.max() >= R.shape[1]):
             raise ValueError(f"z_prev must hold {R.shape[0]} values in 0..{R.shape[1] - 1}")
+        if not float(budget) >= 0:
+            raise ValueError(f"budget={budget!r} must be a number >= 0")
+        budget = min(float(budget), np.finfo(float).max)       # so that forbidden (+inf) values never fit
         seed = np.random.default_rng(rng).integers(2**63, dtype=np.uint64)
-        z, info = _random_bound(R, float(budget), z_prev, float(self.n_sweeps),
+        z, info = _random_bound(R, budget, z_prev, float(self.n_sweeps),
                                 -1 if self.n_steps is None else int(self.n_steps), self.init == "product",
                                 _N_BETA_ROWS, seed)
         return z, dict(zip(("acceptance", "movable", "beta", "resets", "moved"), map(float, info)))
