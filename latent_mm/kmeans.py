@@ -37,15 +37,25 @@ class KMeansProblem(LatentProblem):
         self._w = None
 
     def _update(self, w):
-        "Distances of every point to every centre of `w` (divided by n), cached for the last `w` seen."
+        """Regrets of every point for every centre of `w`, cached for the last `w` seen. Distances are computed
+        in float64 row blocks of about 2^18 entries, so the only (n, k) array is the regret array itself, kept in
+        float32 (half the memory; the objective, the labels and every sum are float64)."""
         if self._w is not None and self._w.shape == np.shape(w) and np.array_equal(self._w, w):
             return
         w = np.array(w, dtype=float)                      # a copy: the cache key must not change under us
-        D = self.X @ (w.T * (-2.0 / self.n))
-        D += np.einsum("ij,ij->i", w, w) / self.n         # D[i, j] = (||x_i - mu_j||^2 - ||x_i||^2) / n
-        self._labels = D.argmin(1)
-        self._Dmin = np.take_along_axis(D, self._labels[:, None], 1)[:, 0]
-        self._D, self._R, self._w = D, None, w
+        self._R = None                                    # free the previous regrets before making new ones
+        R = np.empty((self.n, len(w)), dtype=np.float32)
+        W, w2 = w.T * (-2.0 / self.n), np.einsum("ij,ij->i", w, w) / self.n
+        self._labels, self._Dmin = np.empty(self.n, dtype=np.intp), np.empty(self.n)
+        step = max(1, 2**18 // max(1, len(w)))
+        for start in range(0, self.n, step):
+            rows = slice(start, start + step)
+            D = self.X[rows] @ W
+            D += w2                                       # D[i, j] = (||x_i - mu_j||^2 - ||x_i||^2) / n
+            self._labels[rows] = D.argmin(1)
+            self._Dmin[rows] = np.take_along_axis(D, self._labels[rows, None], 1)[:, 0]
+            np.subtract(D, self._Dmin[rows, None], out=R[rows])
+        self._R, self._w = R, w
         self._F = max(float(self._Dmin.sum() + self.x2_mean), 0.0)
 
     def objective(self, w) -> float:
@@ -54,14 +64,11 @@ class KMeansProblem(LatentProblem):
 
     def regrets(self, w) -> np.ndarray:
         self._update(w)
-        if self._R is None:
-            self._R = np.subtract(self._D, self._Dmin[:, None])
         return self._R
 
     def bound(self, z, w) -> float:
         self._update(w)
-        z = np.asarray(z)
-        return self._F + float((self._D[np.arange(self.n), z] - self._Dmin).sum())
+        return self._F + float(self._R[np.arange(self.n), np.asarray(z)].sum(dtype=np.float64))
 
     def touching(self, w) -> np.ndarray:
         "The nearest-centre assignment (Lloyd's E-step); ties go to the lowest index, as in scikit-learn."
@@ -103,10 +110,10 @@ def init_centers(X, n_clusters, init="k-means++", random_state=None, n_local_tri
 
 # %% ../nbs/04_kmeans.ipynb #344eaea0
 def _exact_scale(X) -> float:
-    """A power of two to divide X by when its squares would overflow or underflow (|x| > 1e100 or < 1e-100), else 1.
-    Dividing by a power of two is exact, so a rescaled fit is the same fit."""
+    """A power of two to divide X by when its squared distances would leave float32's range (|x| > 1e12 or
+    < 1e-12), else 1. Dividing by a power of two is exact, so a rescaled fit is the same fit."""
     top = float(np.max(np.abs(X))) if X.size else 0.0
-    if top == 0.0 or 1e-100 <= top <= 1e100:
+    if top == 0.0 or 1e-12 <= top <= 1e12:
         return 1.0
     return float(2.0 ** np.round(np.log2(top)))
 
@@ -204,8 +211,10 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     def transform(self, X):
         "Euclidean distances (n_samples, n_clusters) to the centres, as `sklearn.cluster.KMeans.transform`."
         p, w = self._distances(X)
-        p._update(w)
-        return np.sqrt(np.maximum(p._D * p.n + p.x2[:, None], 0.0)) * self.scale_
+        D = p.X @ (w.T * -2.0)
+        D += p.x2[:, None]
+        D += np.einsum("ij,ij->i", w, w)
+        return np.sqrt(np.maximum(D, 0.0)) * self.scale_
 
     def score(self, X, y=None):
         "Minus the sum of squared distances to the nearest centre (scikit-learn's convention: higher is better)."
