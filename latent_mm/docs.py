@@ -115,12 +115,28 @@ def cell_flags(source: str) -> set[str]:
         flags.add(m.group(1))
     return flags
 
+_FIGURE_PROBE = """\
+def __latent_mm_probe():
+    import sys
+    lost, seen = [], {"open": 0}
+    def after(result):
+        plt = sys.modules.get("matplotlib.pyplot")
+        n = len(plt.get_fignums()) if plt is not None else 0
+        if n > seen["open"]:
+            lost.append({"cell": result.info.raw_cell.strip()[:120], "figures": n - seen["open"]})
+        seen["open"] = n
+    get_ipython().events.register("post_run_cell", after)
+    return lost
+__latent_mm_lost = __latent_mm_probe()"""
+_FIGURE_REPORT = "import json as __json; print(__json.dumps(__latent_mm_lost))"
+
 def execute_notebook(src, dst, skip_flags=("notest", "slow"), timeout: int = 3600) -> float:
     "Execute notebook `src` in a fresh kernel, skipping cells flagged with `skip_flags`; write it to `dst`; return seconds."
     src, dst = Path(src), Path(dst)
     nb = nbformat.read(src, as_version=4)
     skipped = [c for c in nb.cells if c.cell_type == "code" and cell_flags(c.source) & set(skip_flags)]
     for c in skipped: c.metadata.setdefault("tags", []).append("skip-execution")
+    nb.cells = [nbformat.v4.new_code_cell(_FIGURE_PROBE), *nb.cells, nbformat.v4.new_code_cell(_FIGURE_REPORT)]
     env = {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
     with tempfile.TemporaryDirectory(prefix="latent-mm-kernel-") as sockets:
         km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k"))
@@ -129,6 +145,9 @@ def execute_notebook(src, dst, skip_flags=("notest", "slow"), timeout: int = 360
         start = time.perf_counter()
         client.execute(env=env)
     for c in skipped: c.metadata.tags[c.metadata.tags.index("skip-execution")] = "not-executed"
+    report = nb.cells.pop()
+    nb.cells.pop(0)
+    nb.metadata["latent_mm"] = {"unshown_figures": json.loads("".join(o.get("text", "") for o in report.outputs))}
     dst.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, dst)
     return time.perf_counter() - start
@@ -165,14 +184,15 @@ _fig_types = ("image/png", "image/jpeg", "image/svg+xml")
 _widget_view = "application/vnd.jupyter.widget-view+json"
 
 def page_facts(nb) -> dict:
-    "Whether notebook `nb` has math, and how many figures and widget views its outputs show."
+    "Whether notebook `nb` has math, how many figures and widget views its outputs show, which figures it lost."
     md = [c.source for c in nb.cells if c.cell_type == "markdown"]
     outs = [o for c in nb.cells if c.cell_type == "code" and "remove_cell" not in c.metadata.get("tags", [])
             and "remove_output" not in c.metadata.get("tags", []) for o in c.get("outputs", [])]
     md += ["".join(o.get("data", {}).get("text/markdown", "")) for o in outs]
     return {"has_math": any(_re_math.search(_re_code.sub("", s)) for s in md),
             "n_figures": sum(any(t in o.get("data", {}) for t in _fig_types) for o in outs),
-            "n_widgets": sum(_widget_view in o.get("data", {}) for o in outs)}
+            "n_widgets": sum(_widget_view in o.get("data", {}) for o in outs),
+            "unshown_figures": list(nb.metadata.get("latent_mm", {}).get("unshown_figures", []))}
 
 # %% ../nbs/95_docs.ipynb #69dc04e4
 TEMPLATE = r"""{%- extends 'index.html.j2' -%}

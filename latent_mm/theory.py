@@ -170,7 +170,7 @@ def plot_trace(result, ax=None, title=None):
     return ax
 
 # %% ../nbs/01_theory.ipynb #dbed257d
-from .runner import experiment
+from .runner import at_least, experiment
 
 def _selectors_for(problem):
     "(name, selector factory, eta) triples that apply to a toy problem."
@@ -218,11 +218,10 @@ def format_table(rows, columns=None, floatfmt="{:.4g}") -> str:
     line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths))
     return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
-@experiment("theory", summary="G-MM invariants and Theorems 1-2 on toy problems", run_time="a few seconds")
+@experiment("theory", summary="G-MM invariants and Theorems 1-2 on toy problems", run_time="a few seconds",
+            options=dict(seeds=at_least(1)))
 def reproduce(out: str = "latent_mm_results/theory", seeds: int = 5) -> list[dict]:
     """Check G-MM's invariants and Theorems 1-2 on the toy problems: print a table, write `theory.png`/`theory.csv`."""
-    import matplotlib
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from latent_mm.runner import write_csv
     from latent_mm.selection import random_walk

@@ -237,6 +237,12 @@ def test_page_renders_in_browser(url, site, served_site, browser):
     assert not problems, f"{url}: " + "\n".join(problems)
 
 
+def test_every_figure_a_notebook_draws_reaches_its_page(site):
+    "A figure left open after its cell was drawn but never shown (the backend switched away from inline): none."
+    lost = {p["url"]: p["unshown_figures"] for p in site["pages"] if p["unshown_figures"]}
+    assert not lost, f"figures drawn but missing from their pages (did code call matplotlib.use?): {lost}"
+
+
 def test_site_has_no_remote_scripts_nor_quarto_leftovers(site):
     pages = [p for p in SITE.rglob("*.html") if "_assets" not in p.parts]
     assert len(pages) == len(PAGES)

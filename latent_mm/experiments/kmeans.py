@@ -181,7 +181,7 @@ def explore(dataset="d31", init="random-partition", eta=0.02, trial=0):
     return km, gm
 
 # %% ../../nbs/experiments/01_kmeans_table1.ipynb #0d7d1fe7
-from ..runner import experiment
+from ..runner import FRACTION, N_JOBS, at_least, experiment
 
 def plot_table1(summary, path=None):
     "Mean (bar) and best (dot) per data set, init and method; the paper's mean (black tick) and best (star)."
@@ -206,15 +206,15 @@ def plot_table1(summary, path=None):
         plt.close(fig)
     return fig
 
-@experiment("kmeans", summary="k-means vs G-MM on four data sets: Table 1 and Table 4 (iterations)", run_time="about 1 min on 2 cores")
+@experiment("kmeans", summary="k-means vs G-MM on four data sets: Table 1 and Table 4 (iterations)",
+            run_time="about 1 min on 2 cores (--trials 50: about 10 min)",
+            options=dict(trials=at_least(1), datasets=list(DATASETS), n_jobs=N_JOBS, eta=FRACTION))
 def reproduce(out: str = "latent_mm_results/kmeans", trials: int = 2, datasets: list = list(DATASETS),
               n_jobs: int = 2, eta: float = 0.02, progress: bool = True) -> list[dict]:
     """G-MM vs k-means (Table 1 of Naderi et al. 2019): print ours beside the paper's, write CSV and PNG.
 
     `trials` per data set and initialisation (the paper: 50); `n_jobs` trials run in parallel; trials are
     appended to `out/kmeans_trials.jsonl` as they finish, so a rerun resumes. `progress`: a progress bar."""
-    import matplotlib
-    matplotlib.use("Agg")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = table1_trials(datasets=tuple(datasets), trials=trials, eta=eta, results=out / "kmeans_trials.jsonl",
