@@ -2,7 +2,9 @@
 Chromium over a loopback HTTP server. Screenshots go to `docs_build/screenshots/`. With LATENT_MM_REUSE_SITE=1
 an existing `_site/` (from `python -m latent_mm.docs` or an earlier run) is checked without rebuilding it.
 
-The browser is Debian's `/usr/bin/chromium` (`.ci/run` installs it), driven by Playwright's Python package.
+The browser is Debian's `/usr/bin/chromium` (`.ci/run` installs it), driven by Playwright's Python package. Without
+Chromium (or without npm, for the pages' JavaScript) these tests are skipped, with the install line as the reason;
+in CI (the `CI` environment variable set) they fail instead.
 """
 import contextlib
 import fcntl
@@ -78,6 +80,8 @@ def _lock(path):
 @pytest.fixture(scope="session")
 def modules():
     "The npm packages of the site's JavaScript (`npm ci` once, if `.ci/run` has not run it)."
+    if not (ROOT / "node_modules").exists() and shutil.which("npm") is None:
+        _missing("npm", "apt-get update && apt-get install -y npm")
     with _lock(BUILD / "npm.lock"): return npm_assets(ROOT)
 
 
@@ -132,10 +136,18 @@ def _serve(folder):
         server.server_close()
 
 
+def _missing(tool: str, install: str):
+    "A system tool the docs tests need is absent: skip them on a developer's machine, fail in CI (`CI` set)."
+    reason = f"{tool} is missing: {install}"
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get update && apt-get install -y chromium")
+        _missing(str(CHROMIUM), "apt-get update && apt-get install -y chromium")
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
