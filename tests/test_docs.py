@@ -256,7 +256,7 @@ def test_every_figure_a_notebook_draws_reaches_its_page(site):
 
 
 def test_site_has_no_remote_scripts_nor_quarto_leftovers(site):
-    pages = [p for p in SITE.rglob("*.html") if "_assets" not in p.parts]
+    pages = [p for p in SITE.rglob("*.html") if "_assets" not in p.parts and "_source" not in p.parts]
     assert len(pages) == len(PAGES)
     for page in pages:
         text = page.read_text(encoding="utf-8")
@@ -268,6 +268,19 @@ def test_site_has_no_remote_scripts_nor_quarto_leftovers(site):
         attributes = re.findall(r'\]\([^)\s]*\)\{[^}]*\}|\{target=[^}]*\}', prose)  # quarto link attributes
         assert not directives and not attributes, f"{page.relative_to(SITE)}: {directives[:3]} {attributes[:3]}"
     assert (SITE / "_assets" / "mathjax" / "MathJax.js").exists()
+
+
+def test_source_links_stay_on_the_site(site):
+    "`show_doc`'s source links lead to the site's own source pages, never to the repository address in settings.ini."
+    from latent_mm.docs import project_config
+    git_url = project_config(ROOT).git_url
+    leaving = [f"{p.relative_to(SITE)}: {href}" for p in SITE.rglob("*.html") if "_assets" not in p.parts
+               for href in re.findall(r'<a\b[^>]*\bhref="([^"]*)"', p.read_text(encoding="utf-8")) if href.startswith(git_url)]
+    assert not leaving, leaving[:5]
+    sources = [href for href in re.findall(r'<a\b[^>]*\bhref="([^"#]*_source/[^"#]*)', (SITE / "core.html").read_text(encoding="utf-8"))]
+    assert sources, "core.html shows no source link"
+    for href in sources:
+        assert (SITE / href).exists(), href
 
 
 def test_pages_follow_the_quarto_sidebar(site, served_site, browser):

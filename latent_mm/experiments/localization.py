@@ -179,7 +179,13 @@ def reproduce(out: str = "latent_mm_results/lssvm", n_per_class: int = 20, n_ran
     table = write_table_csv(rows, out / "table2.csv")
     print(format_table(table, floatfmt="{:.3g}"))
     axes = plot_figure3(rows)
-    axes[0].figure.savefig(out / "figure3.png", dpi=110)
-    plt.close(axes[0].figure)
+    fig = axes[0].figure
+    handles, labels = axes[0].get_legend_handles_labels()
+    folds = dict(zip(labels, handles))                       # one entry per fold (colour)
+    fig.legend(folds.values(), folds.keys(), title="cross-validation fold", loc="center left",
+               bbox_to_anchor=(1.0, 0.5), fontsize=8, markerscale=1.5)
+    fig.tight_layout()
+    fig.savefig(out / "figure3.png", dpi=110, bbox_inches="tight")   # "tight": labels and legend inside the image
+    plt.close(fig)
     print(f"\nwrote {out / 'table2.csv'}, {out / 'trials.jsonl'} and {out / 'figure3.png'}")
     return table
