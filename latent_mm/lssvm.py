@@ -26,8 +26,8 @@ class LatentMulticlass:
 
     def __init__(self, n_classes=None):
         if n_classes is not None and (isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer))
-                                      or n_classes < 2):
-            raise ValueError(f"n_classes={n_classes!r} must be None or an integer >= 2")
+                                      or n_classes < 1):
+            raise ValueError(f"n_classes={n_classes!r} must be None or an integer >= 1")
         self.n_classes = n_classes
 
     def __repr__(self): return f"LatentMulticlass(n_classes={self.n_classes})"
