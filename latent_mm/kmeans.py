@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
         return est._validate_data(X, reset=reset, **kw)
 
 # %% auto #0
-__all__ = ['INITS', 'KMeansProblem', 'init_centers', 'GMMKMeans']
+__all__ = ['INITS', 'KMeansProblem', 'init_partition', 'init_centers', 'GMMKMeans']
 
 # %% ../nbs/04_kmeans.ipynb #d7cb7337
 class KMeansProblem(LatentProblem):
@@ -89,6 +89,14 @@ class KMeansProblem(LatentProblem):
 # %% ../nbs/04_kmeans.ipynb #10140cb0
 INITS = ("k-means++", "forgy", "random-partition", "random")
 
+def init_partition(X, n_clusters, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+    "A random partition: uniform cluster labels (n_samples,) and their means (n_clusters, d), empty clusters at random points."
+    X = np.asarray(X, dtype=float)
+    rs = check_random_state(random_state)
+    z = rs.randint(n_clusters, size=len(X))
+    w = X[rs.randint(len(X), size=n_clusters)].copy()
+    return z, KMeansProblem(X).minimize_bound(z, w)
+
 def init_centers(X, n_clusters, init="k-means++", random_state=None, n_local_trials=None) -> np.ndarray:
     """Initial centres (n_clusters, d) for `init` in 'k-means++', 'forgy' ('random', scikit-learn's name for it:
     k distinct points), 'random-partition'.
@@ -102,9 +110,7 @@ def init_centers(X, n_clusters, init="k-means++", random_state=None, n_local_tri
     if isinstance(init, str) and init in ("forgy", "random"):
         return X[rs.choice(n, size=k, replace=False)].copy()
     if isinstance(init, str) and init == "random-partition":
-        z = rs.randint(k, size=n)
-        w = X[rs.randint(n, size=k)].copy()
-        return KMeansProblem(X).minimize_bound(z, w)
+        return init_partition(X, k, rs)[1]
     raise ValueError(f"init={init!r} must be one of {', '.join(map(repr, INITS))}, a callable or an array of shape "
                      "(n_clusters, n_features)")
 
@@ -128,7 +134,8 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     bound: 'touching' (MM), 'random' (random walk within the regret budget), 'biased' (maximise `bias`, by default
     `latent_mm.bias.anti_starvation`), or a selector (see `latent_mm.selection.make_selector`).
     init: 'k-means++', 'forgy' (or 'random', as scikit-learn calls it), 'random-partition', an array
-    (n_clusters, n_features) of initial centres, or a callable `init(X, n_clusters, random_state) -> centres`.
+    (n_clusters, n_features) of initial centres, an integer array (n_samples,) of initial labels, or a callable
+    `init(X, n_clusters, random_state) -> centres`; a partition ('random-partition' or labels) is the first bound.
     The run stops when the gap between bound and objective falls below `eps` times the data's total variance
     (the objective of one cluster), so the rule does not depend on the data's units, like scikit-learn's `tol`."""
 
@@ -150,23 +157,33 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             bias = anti_starvation
         return make_selector(self.bound, bias=bias)
 
-    def _initial_centers(self, X, rs):
-        k, d = self.n_clusters, X.shape[1]
+    def _initial_state(self, X, rs):
+        "Initial centres w0 and, for a partition, its labels z0 (the first bound; None for centres)."
+        (n, d), k = X.shape, self.n_clusters
         if isinstance(self.init, str):
             if self.init not in INITS:
                 raise ValueError(f"init={self.init!r} must be one of {', '.join(map(repr, INITS))}, a callable "
-                                 "or an array of shape (n_clusters, n_features)")
-            return init_centers(X, k, self.init, rs)
+                                 "or an array of shape (n_clusters, n_features) or (n_samples,)")
+            if self.init == "random-partition":
+                z0, w0 = init_partition(X, k, rs)
+                return w0, z0
+            return init_centers(X, k, self.init, rs), None
         what = "init array"
         if callable(self.init):
-            what, w0 = "init callable's output", np.asarray(self.init(X, k, rs), dtype=float)
+            what, init = "init callable's output", np.asarray(self.init(X, k, rs), dtype=float)
         else:
-            w0 = np.asarray(self.init, dtype=float)
+            init = np.asarray(self.init)
+        if init.ndim == 1 and init.shape == (n,) and np.issubdtype(init.dtype, np.integer):
+            if init.min() < 0 or init.max() >= k:
+                raise ValueError(f"init labels range over {init.min()}..{init.max()}; they must be in 0..{k - 1}")
+            return KMeansProblem(X).minimize_bound(init, X[rs.randint(n, size=k)]), init.astype(np.int64)
+        w0 = init.astype(float)
         if w0.shape != (k, d):
-            raise ValueError(f"{what} has shape {w0.shape}; it must be (n_clusters, n_features) = ({k}, {d})")
+            raise ValueError(f"{what} has shape {w0.shape}; it must be (n_clusters, n_features) = ({k}, {d}) "
+                             f"or integer labels ({n},)")
         if not np.isfinite(w0).all():
             raise ValueError(f"{what} contains NaN or infinite values")
-        return w0.copy()
+        return w0.copy(), None
 
     def fit(self, X, y=None):
         "Cluster X (n_samples, n_features); returns self."
@@ -181,13 +198,13 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"eps={self.eps!r} must be a number >= 0")
         select = self._selector()
         rs = check_random_state(self.random_state)
-        w0 = self._initial_centers(X, rs)
+        w0, z0 = self._initial_state(X, rs)
         self.scale_ = scale = _exact_scale(X)
         problem = KMeansProblem(X / scale)
         variance = float(problem.X.var(axis=0).sum())         # F of a single cluster: the objective's scale
         eps = self.eps * variance if variance > 0 else self.eps
         res = gmm(problem, w0 / scale, select, eta=eta, eps=eps, max_iter=max_iter,
-                  random_state=rs.randint(np.iinfo(np.int32).max))
+                  random_state=rs.randint(np.iinfo(np.int32).max), z0=z0)
         self.cluster_centers_ = res.w * scale
         self.labels_ = problem.touching(res.w)
         self.objective_ = float(np.float64(problem.objective(res.w)) * scale * scale)
