@@ -2,7 +2,9 @@
 Chromium over a loopback HTTP server. Screenshots go to `docs_build/screenshots/`. With LATENT_MM_REUSE_SITE=1
 an existing `_site/` (from `python -m latent_mm.docs` or an earlier run) is checked without rebuilding it.
 
-The browser is Debian's `/usr/bin/chromium` (`.ci/run` installs it), driven by Playwright's Python package.
+The browser is Debian's `/usr/bin/chromium` (`.ci/run` installs it), driven by Playwright's Python package. Without
+Chromium (or without npm, for the pages' JavaScript) these tests are skipped, with the install line as the reason;
+in CI (the `CI` environment variable set) they fail instead.
 """
 import contextlib
 import fcntl
@@ -78,6 +80,8 @@ def _lock(path):
 @pytest.fixture(scope="session")
 def modules():
     "The npm packages of the site's JavaScript (`npm ci` once, if `.ci/run` has not run it)."
+    if not (ROOT / "node_modules").exists() and shutil.which("npm") is None:
+        _missing("npm", "apt-get update && apt-get install -y npm")
     with _lock(BUILD / "npm.lock"): return npm_assets(ROOT)
 
 
@@ -132,10 +136,18 @@ def _serve(folder):
         server.server_close()
 
 
+def _missing(tool: str, install: str):
+    "A system tool the docs tests need is absent: skip them on a developer's machine, fail in CI (`CI` set)."
+    reason = f"{tool} is missing: {install}"
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get update && apt-get install -y chromium")
+        _missing(str(CHROMIUM), "apt-get update && apt-get install -y chromium")
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
@@ -237,8 +249,14 @@ def test_page_renders_in_browser(url, site, served_site, browser):
     assert not problems, f"{url}: " + "\n".join(problems)
 
 
+def test_every_figure_a_notebook_draws_reaches_its_page(site):
+    "A figure left open after its cell was drawn but never shown (the backend switched away from inline): none."
+    lost = {p["url"]: p["unshown_figures"] for p in site["pages"] if p["unshown_figures"]}
+    assert not lost, f"figures drawn but missing from their pages (did code call matplotlib.use?): {lost}"
+
+
 def test_site_has_no_remote_scripts_nor_quarto_leftovers(site):
-    pages = [p for p in SITE.rglob("*.html") if "_assets" not in p.parts]
+    pages = [p for p in SITE.rglob("*.html") if "_assets" not in p.parts and "_source" not in p.parts]
     assert len(pages) == len(PAGES)
     for page in pages:
         text = page.read_text(encoding="utf-8")
@@ -250,6 +268,19 @@ def test_site_has_no_remote_scripts_nor_quarto_leftovers(site):
         attributes = re.findall(r'\]\([^)\s]*\)\{[^}]*\}|\{target=[^}]*\}', prose)  # quarto link attributes
         assert not directives and not attributes, f"{page.relative_to(SITE)}: {directives[:3]} {attributes[:3]}"
     assert (SITE / "_assets" / "mathjax" / "MathJax.js").exists()
+
+
+def test_source_links_stay_on_the_site(site):
+    "`show_doc`'s source links lead to the site's own source pages, never to the repository address in settings.ini."
+    from latent_mm.docs import project_config
+    git_url = project_config(ROOT).git_url
+    leaving = [f"{p.relative_to(SITE)}: {href}" for p in SITE.rglob("*.html") if "_assets" not in p.parts
+               for href in re.findall(r'<a\b[^>]*\bhref="([^"]*)"', p.read_text(encoding="utf-8")) if href.startswith(git_url)]
+    assert not leaving, leaving[:5]
+    sources = [href for href in re.findall(r'<a\b[^>]*\bhref="([^"#]*_source/[^"#]*)', (SITE / "core.html").read_text(encoding="utf-8"))]
+    assert sources, "core.html shows no source link"
+    for href in sources:
+        assert (SITE / href).exists(), href
 
 
 def test_pages_follow_the_quarto_sidebar(site, served_site, browser):
