@@ -77,5 +77,9 @@ def test_reproducible_and_edge_cases():
     assert np.isfinite(R[np.arange(200), z]).all() and info["beta"] == 0.0
     z, info = random_walk()(np.zeros((1, 1)), 0.0, None, np.random.default_rng(0))
     assert z.tolist() == [0] and info["movable"] == 0
+    R32 = R.astype(np.float32)                                                   # float32 regrets: exact sums
+    for budget32 in (0.1, 1.0, 10.0):
+        z, _ = random_walk(50)(R32, budget32, None, np.random.default_rng(1))
+        assert R32[np.arange(200), z].sum(dtype=np.float64) <= budget32
     with pytest.raises(ValueError, match="z_prev must hold 200 values"):
         random_walk()(R, budget, np.full(200, 30), np.random.default_rng(0))
