@@ -37,7 +37,7 @@ class Entropy:
         log_s = np.where(np.isneginf(S), -np.inf, -np.logaddexp(0.0, -S))        # log of the increasing logistic
         log_p = log_s - logsumexp(log_s, axis=1, keepdims=True)
         p = np.exp(log_p)
-        return -np.where(p > 0, p * log_p, 0.0).sum(1)
+        return 0.0 - (p * np.where(p > 0, log_p, 0.0)).sum(1)       # 0 log 0 = 0 (and no -0.0)
 
 def entropy(temperature=1.0) -> Entropy:
     "The entropy criterion at a given temperature (`criterion='entropy'` uses temperature 1)."
