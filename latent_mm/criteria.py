@@ -147,12 +147,14 @@ def novelty_constraints(problem, w, z):
 # %% ../nbs/08_criteria.ipynb #2f69e294
 def novelty(problem, w, z, *, chunk=256) -> np.ndarray:
     """nu_i: half the squared distance from w to the parameters that classify sample i (latent value z_i) with
-    margin (Kuenzel and Goodman), exactly, `chunk` samples per batched solve."""
+    margin (Kuenzel and Goodman), exactly, `chunk` samples per batched solve (absent outputs dropped first)."""
     n = len(problem.X)
     out = np.empty(n)
     for start in range(0, n, chunk):        # chunks bound the memory of the (chunk, m, D) features
         sub = _Subset(problem, slice(start, start + chunk))
-        Psi, b, _ = novelty_constraints(sub, w, np.asarray(z)[start:start + chunk])
+        Psi, b, real = novelty_constraints(sub, w, np.asarray(z)[start:start + chunk])
+        first = np.argsort(~real, axis=1, kind="stable")[:, :max(int(real.sum(1).max()), 1)]   # real ones first
+        Psi, b = np.take_along_axis(Psi, first[..., None], 1), np.take_along_axis(b, first, 1)
         out[start:start + chunk] = least_distance(Psi @ Psi.transpose(0, 2, 1), b)
     return out
 
