@@ -14,7 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .core import LatentProblem, _check_eta, gmm
-from .selection import biased, random_walk, touching
+from .selection import make_selector
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
         return est._validate_data(X, reset=reset, **kw)
 
 # %% auto #0
-__all__ = ['INITS', 'BOUNDS', 'KMeansProblem', 'init_centers', 'anti_starvation', 'GMMKMeans']
+__all__ = ['INITS', 'KMeansProblem', 'init_centers', 'GMMKMeans']
 
 # %% ../nbs/04_kmeans.ipynb #d7cb7337
 class KMeansProblem(LatentProblem):
@@ -80,11 +80,11 @@ class KMeansProblem(LatentProblem):
         return w
 
 # %% ../nbs/04_kmeans.ipynb #10140cb0
-INITS = ("k-means++", "forgy", "random-partition")
-BOUNDS = ("touching", "random", "biased")
+INITS = ("k-means++", "forgy", "random-partition", "random")
 
 def init_centers(X, n_clusters, init="k-means++", random_state=None, n_local_trials=None) -> np.ndarray:
-    """Initial centres (n_clusters, d) for `init` in 'k-means++', 'forgy', 'random-partition'.
+    """Initial centres (n_clusters, d) for `init` in 'k-means++', 'forgy' ('random', scikit-learn's name for it:
+    k distinct points), 'random-partition'.
 
     `n_local_trials` is passed to scikit-learn's k-means++ (None: its greedy default; 1: the original algorithm)."""
     X = np.asarray(X, dtype=float)
@@ -92,23 +92,24 @@ def init_centers(X, n_clusters, init="k-means++", random_state=None, n_local_tri
     n, k = len(X), n_clusters
     if isinstance(init, str) and init == "k-means++":
         return kmeans_plusplus(X, k, random_state=rs, n_local_trials=n_local_trials)[0]
-    if isinstance(init, str) and init == "forgy":
+    if isinstance(init, str) and init in ("forgy", "random"):
         return X[rs.choice(n, size=k, replace=False)].copy()
     if isinstance(init, str) and init == "random-partition":
         z = rs.randint(k, size=n)
         w = X[rs.randint(n, size=k)].copy()
         return KMeansProblem(X).minimize_bound(z, w)
-    raise ValueError(f"init={init!r} must be one of {', '.join(map(repr, INITS))} or an array of shape (n_clusters, n_features)")
-
-# %% ../nbs/04_kmeans.ipynb #93469271
-def anti_starvation(problem, w_prev, z_prev, rng) -> np.ndarray:
-    "Bias scores (n, k): -(size of cluster j) / (n / k) under the nearest-centre assignment at `w_prev`."
-    labels = problem.touching(w_prev)
-    k = len(w_prev)
-    sizes = np.bincount(labels, minlength=k) * (k / len(labels))
-    return np.broadcast_to(-sizes, (len(labels), k))
+    raise ValueError(f"init={init!r} must be one of {', '.join(map(repr, INITS))}, a callable or an array of shape "
+                     "(n_clusters, n_features)")
 
 # %% ../nbs/04_kmeans.ipynb #344eaea0
+def _exact_scale(X) -> float:
+    """A power of two to divide X by when its squares would overflow or underflow (|x| > 1e100 or < 1e-100), else 1.
+    Dividing by a power of two is exact, so a rescaled fit is the same fit."""
+    top = float(np.max(np.abs(X))) if X.size else 0.0
+    if top == 0.0 or 1e-100 <= top <= 1e100:
+        return 1.0
+    return float(2.0 ** np.round(np.log2(top)))
+
 def _check_int(name, value, low):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise ValueError(f"{name}={value!r} must be an integer >= {low}")
@@ -117,41 +118,47 @@ def _check_int(name, value, low):
 class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     """k-means by G-MM (Naderi et al. 2019): eta=1 with touching bounds is Lloyd's algorithm.
 
-    bound: 'touching' (MM), 'random' (random walk within the regret budget) or 'biased' (anti-starvation bias).
-    init: 'k-means++', 'forgy', 'random-partition' or an array (n_clusters, n_features) of initial centres.
-    The run stops when the gap between bound and objective falls below `eps` (per-point units)."""
+    bound: 'touching' (MM), 'random' (random walk within the regret budget), 'biased' (maximise `bias`, by default
+    `latent_mm.bias.anti_starvation`), or a selector (see `latent_mm.selection.make_selector`).
+    init: 'k-means++', 'forgy' (or 'random', as scikit-learn calls it), 'random-partition', an array
+    (n_clusters, n_features) of initial centres, or a callable `init(X, n_clusters, random_state) -> centres`.
+    The run stops when the gap between bound and objective falls below `eps` times the data's total variance
+    (the objective of one cluster), so the rule does not depend on the data's units, like scikit-learn's `tol`."""
 
-    def __init__(self, n_clusters=8, *, eta=1.0, bound="touching", init="k-means++", max_iter=1000, eps=1e-9,
-                 random_state=None):
+    def __init__(self, n_clusters=8, *, eta=1.0, bound="touching", bias=None, init="k-means++", max_iter=1000,
+                 eps=1e-9, random_state=None):
         self.n_clusters = n_clusters
         self.eta = eta
         self.bound = bound
+        self.bias = bias
         self.init = init
         self.max_iter = max_iter
         self.eps = eps
         self.random_state = random_state
 
     def _selector(self):
-        if self.bound == "touching":
-            return touching()
-        if self.bound == "random":
-            return random_walk()
-        if self.bound == "biased":
-            return biased(anti_starvation)
-        raise ValueError(f"bound={self.bound!r} must be one of {', '.join(map(repr, BOUNDS))}")
+        bias = self.bias
+        if isinstance(self.bound, str) and self.bound == "biased" and bias is None:
+            from latent_mm.bias import anti_starvation   # bias.py comes later in import order (it trains LS-SVMs)
+            bias = anti_starvation
+        return make_selector(self.bound, bias=bias)
 
     def _initial_centers(self, X, rs):
         k, d = self.n_clusters, X.shape[1]
         if isinstance(self.init, str):
             if self.init not in INITS:
-                raise ValueError(f"init={self.init!r} must be one of {', '.join(map(repr, INITS))} "
+                raise ValueError(f"init={self.init!r} must be one of {', '.join(map(repr, INITS))}, a callable "
                                  "or an array of shape (n_clusters, n_features)")
             return init_centers(X, k, self.init, rs)
-        w0 = np.asarray(self.init, dtype=float)
+        what = "init array"
+        if callable(self.init):
+            what, w0 = "init callable's output", np.asarray(self.init(X, k, rs), dtype=float)
+        else:
+            w0 = np.asarray(self.init, dtype=float)
         if w0.shape != (k, d):
-            raise ValueError(f"init array has shape {w0.shape}; it must be (n_clusters, n_features) = ({k}, {d})")
+            raise ValueError(f"{what} has shape {w0.shape}; it must be (n_clusters, n_features) = ({k}, {d})")
         if not np.isfinite(w0).all():
-            raise ValueError("init array contains NaN or infinite values")
+            raise ValueError(f"{what} contains NaN or infinite values")
         return w0.copy()
 
     def fit(self, X, y=None):
@@ -168,12 +175,15 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         select = self._selector()
         rs = check_random_state(self.random_state)
         w0 = self._initial_centers(X, rs)
-        problem = KMeansProblem(X)
-        res = gmm(problem, w0, select, eta=eta, eps=self.eps, max_iter=max_iter,
+        self.scale_ = scale = _exact_scale(X)
+        problem = KMeansProblem(X / scale)
+        variance = float(problem.X.var(axis=0).sum())         # F of a single cluster: the objective's scale
+        eps = self.eps * variance if variance > 0 else self.eps
+        res = gmm(problem, w0 / scale, select, eta=eta, eps=eps, max_iter=max_iter,
                   random_state=rs.randint(np.iinfo(np.int32).max))
-        self.cluster_centers_ = res.w
+        self.cluster_centers_ = res.w * scale
         self.labels_ = problem.touching(res.w)
-        self.objective_ = problem.objective(res.w)
+        self.objective_ = float(np.float64(problem.objective(res.w)) * scale * scale)
         self.inertia_ = self.objective_ * n
         self.n_iter_, self.converged_, self.trace_ = res.n_iter, res.converged, res.trace
         self.result_ = res
@@ -181,22 +191,23 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         return self
 
     def _distances(self, X):
+        "The k-means problem of X and the centres, both in the fit's exact scale."
         check_is_fitted(self)
         X = _validate_data(self, X, dtype=np.float64, reset=False)
-        return KMeansProblem(X), X
+        return KMeansProblem(X / self.scale_), self.cluster_centers_ / self.scale_
 
     def predict(self, X):
         "Index of the nearest centre for each row of X."
-        p, _ = self._distances(X)
-        return p.touching(self.cluster_centers_)
+        p, w = self._distances(X)
+        return p.touching(w)
 
     def transform(self, X):
         "Euclidean distances (n_samples, n_clusters) to the centres, as `sklearn.cluster.KMeans.transform`."
-        p, X = self._distances(X)
-        p._update(self.cluster_centers_)
-        return np.sqrt(np.maximum(p._D * p.n + p.x2[:, None], 0.0))
+        p, w = self._distances(X)
+        p._update(w)
+        return np.sqrt(np.maximum(p._D * p.n + p.x2[:, None], 0.0)) * self.scale_
 
     def score(self, X, y=None):
         "Minus the sum of squared distances to the nearest centre (scikit-learn's convention: higher is better)."
-        p, _ = self._distances(X)
-        return -p.objective(self.cluster_centers_) * p.n
+        p, w = self._distances(X)
+        return -float(np.float64(p.objective(w)) * p.n * self.scale_ * self.scale_)
