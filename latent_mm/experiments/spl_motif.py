@@ -12,7 +12,7 @@ import numpy as np
 
 from ..criteria import Entropy
 from ..lssvm import LatentBinary, LatentSSVM
-from ..runner import write_csv
+from ..runner import experiment, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -187,7 +187,7 @@ def plot_figure2(rows, pairs=None, method="SPL", ax=None):
     return ax
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #a7a5b5a6
-FULL = dict(proteins=tuple(PROTEINS), n_folds=5, n_seeds=4, n=300, C=20.0)    # the committed full-size run
+FULL = dict(proteins=tuple(PROTEINS), n_folds=3, n_seeds=4, n=300, C=20.0)    # the committed full-size run
 CI = dict(proteins=("P1",), n_folds=2, n_seeds=2, n=160, C=20.0)               # what the tests run
 
 def write_tables(rows, out):
@@ -197,7 +197,9 @@ def write_tables(rows, out):
     write_csv(stuck, Path(out) / "spl_motif_stuck.csv")
     return table, stuck
 
-def reproduce(out: str = "latent_mm_results/spl_motif", n: int = 300, C: float = 20.0, n_folds: int = 5,
+@experiment("spl-motif", summary="motif finding, CCCP vs SPL (slack, entropy, novelty): SPL Table 1, Figure 2",
+            run_time="about 1 h on 2 cores")
+def reproduce(out: str = "latent_mm_results/spl_motif", n: int = 300, C: float = 20.0, n_folds: int = 3,
               n_seeds: int = 4, n_jobs: int = 2) -> list[dict]:
     """SPL Table 1 and Figure 2 on the motif stand-in (CCCP, SPL with slack, entropy and novelty): print the
     tables, write `spl_motif_table1.csv`, `spl_motif_stuck.csv`, `trials.jsonl` (resumable) and `figure2.png`."""
