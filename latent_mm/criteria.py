@@ -113,7 +113,7 @@ def least_distance(G, b) -> np.ndarray:
         u = nnls_gram(Gn + bn[:, :, None] * bn[:, None, :], bn)
         denom = 1.0 - np.einsum("bi,bi->b", bn, u)
         quad = np.einsum("bi,bij,bj->b", u, Gn, u)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):    # infeasible rows: 0 / 0, replaced by inf
             out[need] = np.where(denom > 1e-12, 0.5 * quad / np.maximum(denom, 1e-300) ** 2, np.inf)
     return out
 

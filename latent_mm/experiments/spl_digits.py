@@ -109,16 +109,19 @@ CI = dict(pairs=((1, 7),), Cs=(25.0, 50.0))                           # what the
 
 @experiment("spl-digits", summary="digits with a latent rotation, CCCP vs SPL vs no latent: SPL Figure 3",
             run_time="about 30 min on 2 cores")
-def reproduce(out: str = "latent_mm_results/spl_digits", n_jobs: int = 2) -> list[dict]:
-    """SPL Figure 3 on the rotated-digits stand-in: print the table, write `spl_digits_figure3.csv`,
-    `trials.jsonl` (resumable) and `figure3.png` to `out`."""
+def reproduce(out: str = "latent_mm_results/spl_digits", pairs: tuple = ("1-7", "2-7", "3-8", "8-9"),
+              Cs: tuple = (25.0, 50.0, 100.0, 200.0, 300.0), n_jobs: int = 2) -> list[dict]:
+    """SPL Figure 3 on the rotated-digits stand-in (`pairs` as "a-b", `Cs` the C values): print the table, write
+    `spl_digits_figure3.csv`, `trials.jsonl` (resumable) and `figure3.png` to `out`."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from latent_mm.theory import format_table
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = run_figure3(figure3_configs(**FULL), results=out / "trials.jsonl", n_jobs=n_jobs, progress=True)
+    pairs = [tuple(int(k) for k in str(p).split("-")) for p in pairs]
+    rows = run_figure3(figure3_configs(pairs, tuple(float(C) for C in Cs)), results=out / "trials.jsonl",
+                       n_jobs=n_jobs, progress=True)
     table = summarize(rows)
     write_csv(table, out / "spl_digits_figure3.csv")
     print(format_table(table, floatfmt="{:.3g}"))
