@@ -389,9 +389,14 @@ class _FixedLatentBinary(_FixedLatent):
         return pos.reshape(self.n_samples, -1)
 
     def loss_augmented(self, w, i):
-        S = self.model.augment(self.model.scores(self.X[i:i + 1], w), self.y[i:i + 1])[0]
-        h, k = divmod(int(S.argmax()), 2)
-        return self._phi(i, k, h), float(self.model.loss(self.y[i], k)), h * 2 + k
+        "The loss-augmented output of example i, scored directly (the solver's inner loop: no (n_latent, 2) array)."
+        wrong = float(self.y[i] != 1)
+        pos = self.X[i] @ w[self.d:]
+        h = int(pos.argmax())
+        neg = self.Xbar[i] @ w[:self.d] + (1.0 - wrong)
+        if neg >= pos[h] + wrong:
+            return self._phi(i, 0, 0), 1.0 - wrong, 0
+        return self._phi(i, 1, h), wrong, h * 2 + 1
 
     def enumerate(self, i):
         Phi, valid = self.model.joint_features(self.X[i:i + 1])
