@@ -9,11 +9,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .core import gmm
-from .selection import biased, random_walk, subset_update, touching
+from .selection import make_selector
 from .solvers import L2, bcfw
 
 # %% auto #0
-__all__ = ['LatentMulticlass', 'LatentSSVMProblem', 'check_latent_data', 'LatentSSVM', 'toy_localization']
+__all__ = ['LatentMulticlass', 'LatentSSVMProblem', 'check_latent_data', 'LatentSSVM', 'LatentBinary', 'toy_localization']
 
 # %% ../nbs/06_lssvm.ipynb #a3b9eefe
 class LatentMulticlass:
@@ -64,6 +64,18 @@ class LatentMulticlass:
 
     def predict(self, X, w): return self.inference(X, w)[0]
 
+    # Hooks of `LatentSSVMProblem` and `LatentSSVM`: the latent variables of an example, its scores, its bound
+    def latent_shape(self, X): return ()           # one latent variable per example
+    def n_latent_values(self, X): return np.shape(X)[1]
+    def coef_shape(self, n_features): return (self.n_classes, n_features)
+    def fixed_latent(self, X, y, z): return _FixedLatent(self, X, y, z)
+
+    def objective_terms(self, X, y, w):
+        """(top, S): top[i] = max_{y,h} w . phi(x_i, y, h) + Delta(y_i, y) and S[i, h] = w . phi(x_i, y_i, h),
+        the true class's score of every latent value (one latent variable per example)."""
+        S = self.scores(X, w)
+        return self.augment(S, y).max((1, 2)), S[np.arange(len(S)), :, y]
+
 # %% ../nbs/06_lssvm.ipynb #f2db6966
 class _FixedLatent:
     "The bound b_z of eq. (9) as a structural SVM problem for `latent_mm.solvers` (latent values z fixed)."
@@ -100,7 +112,10 @@ class _FixedLatent:
 # %% ../nbs/06_lssvm.ipynb #2c44d277
 class LatentSSVMProblem:
     """The LS-SVM objective (8) as a latent problem for `latent_mm.core.gmm`: `objective`, `bound`, `regrets`,
-    `minimize_bound` (BCFW, warm-started from the previous bound's dual state)."""
+    `minimize_bound` (BCFW, warm-started from the previous bound's dual state).
+
+    The engine's latent variables are those of every example in row-major order (one per example for
+    `LatentMulticlass`, one per region for a model whose `latent_shape(X)` is `(n_regions,)`); `z` is flat."""
 
     def __init__(self, model, X, y, C=1.0, *, sample_weight=None, regularizer=None, tol=1e-3, max_passes=200,
                  random_state=None):
@@ -116,41 +131,45 @@ class LatentSSVMProblem:
         self._cache = None
 
     def _parts(self, w):
-        """Per-example max_{y,h}(score + loss) and the true class's scores S[i, h, y_i], cached for the last `w`
-        (the engine evaluates the objective, the bound and the regrets at the same point)."""
+        """Per-example max_{y,z}(score + loss) and the true class's scores S[i, v, h] of value h of latent variable v
+        (the model's `objective_terms`), cached for the last `w` (the engine evaluates the objective, the bound
+        and the regrets at the same point)."""
         if self._cache is not None and np.array_equal(self._cache[0], w):
             return self._cache[1]
-        S = self.model.scores(self.X, w)
-        top = self.model.augment(S, self.y).max((1, 2))
-        parts = (top, S[self.idx, :, self.y])
+        top, S = self.model.objective_terms(self.X, self.y, w)
+        parts = (top, S.reshape(self.n, -1, S.shape[-1]))
         self._cache = (np.array(w, dtype=float, copy=True), parts)
         return parts
 
     def objective(self, w):
         top, S_true = self._parts(w)
-        return self.lam * self.regularizer.value(w) + float(self.s @ (top - S_true.max(1))) / self.n
+        return self.lam * self.regularizer.value(w) + float(self.s @ (top - S_true.max(2).sum(1))) / self.n
 
     def regrets(self, w):
         _, S_true = self._parts(w)
-        return (S_true.max(1, keepdims=True) - S_true) * (self.s[:, None] / self.n)
+        R = (S_true.max(2, keepdims=True) - S_true) * (self.s[:, None, None] / self.n)
+        return R.reshape(-1, R.shape[2])
 
     def bound(self, z, w):
         top, S_true = self._parts(w)
-        return self.lam * self.regularizer.value(w) + float(self.s @ (top - S_true[self.idx, z])) / self.n
+        z = np.asarray(z).reshape(self.n, -1)
+        chosen = np.take_along_axis(S_true, z[:, :, None], axis=2)[:, :, 0].sum(1)
+        return self.lam * self.regularizer.value(w) + float(self.s @ (top - chosen)) / self.n
 
     def minimize_bound(self, z, w_prev):
-        res = bcfw(_FixedLatent(self.model, self.X, self.y, z), self.lam, sample_weight=self.s,
+        z = np.asarray(z).reshape((self.n,) + self.model.latent_shape(self.X))
+        res = bcfw(self.model.fixed_latent(self.X, self.y, z), self.lam, sample_weight=self.s,
                    regularizer=self.regularizer, tol=self.tol, max_passes=self.max_passes, state=self.state,
                    w_prev=w_prev, random_state=self.rng, warn=False)
         self.state, self.last_solve = res.state, res
         return res.w
 
 # %% ../nbs/06_lssvm.ipynb #cc5c8a03
-_BOUNDS = ("touching", "random", "subset", "biased")
-
-def check_latent_data(X, y=None, h0=None, n_classes=None):
+def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
     """Validate X (n, n_latent, d) (a 3-D array or a list of equal-shape 2-D arrays, finite), labels y and
-    initial latent values h0; return them as arrays. Errors name the offending value."""
+    initial latent values h0 (shape (n,) + `model.latent_shape(X)`, values below `model.n_latent_values(X)`; by
+    default one value in 0..n_latent-1 per example); return them as arrays. Errors name the offending value.
+    A `model` with a `check_input(X)` method validates X further (e.g. against its grid)."""
     if isinstance(X, (list, tuple)):
         shapes = [np.shape(x) for x in X]
         for i, sh in enumerate(shapes):
@@ -166,6 +185,8 @@ def check_latent_data(X, y=None, h0=None, n_classes=None):
     if bad.any():
         i = int(np.argwhere(bad)[0][0])
         raise ValueError(f"X contains {int(bad.sum())} NaN or infinite feature(s) (first in example {i})")
+    if model is not None and hasattr(model, "check_input"):
+        model.check_input(X)
     if y is not None:
         y = np.asarray(y)
         if y.shape != (len(X),):
@@ -176,12 +197,15 @@ def check_latent_data(X, y=None, h0=None, n_classes=None):
                 raise ValueError(f"y contains label {y[out][0]} outside the classes 0..{n_classes - 1}")
     if h0 is not None:
         h0 = np.asarray(h0)
-        if h0.shape != (len(X),) or not np.issubdtype(h0.dtype, np.integer):
-            raise ValueError(f"h0 has shape {h0.shape} and dtype {h0.dtype}; it must be ({len(X)},) integers")
-        out = (h0 < 0) | (h0 >= X.shape[1])
+        shape = (len(X),) + (() if model is None else tuple(model.latent_shape(X)))
+        m = X.shape[1] if model is None else model.n_latent_values(X)
+        if h0.shape != shape or not np.issubdtype(h0.dtype, np.integer):
+            raise ValueError(f"h0 has shape {h0.shape} and dtype {h0.dtype}; it must be {shape} integers")
+        out = (h0 < 0) | (h0 >= m)
         if out.any():
-            i = int(np.flatnonzero(out)[0])
-            raise ValueError(f"h0[{i}]={h0[i]} is out of range for {X.shape[1]} latent values (0..{X.shape[1] - 1})")
+            i = tuple(int(k) for k in np.argwhere(out)[0])
+            where = i[0] if len(i) == 1 else ", ".join(map(str, i))
+            raise ValueError(f"h0[{where}]={h0[i]} is out of range for {m} latent values (0..{m - 1})")
     return X, y, h0
 
 # %% ../nbs/06_lssvm.ipynb #81ebd763
@@ -189,8 +213,8 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
     """Latent structural SVM trained by CCCP (`bound="touching"`, `eta=1`) or G-MM (other bounds, `eta` < 1).
 
     `C` = 1/lambda of G-MM eq. (8); `eps` is G-MM's stopping gap; `tol` the bound solver's relative
-    duality-gap certificate; `subset_fraction` the initial subset of `bound="subset"`; `bias` a callable
-    `bias(problem, w_prev, z_prev, rng) -> scores (n, n_latent)` for `bound="biased"`; `regularizer` a
+    duality-gap certificate; `subset_fraction` the initial subset of `bound="subset"`; `bias` a bias
+    (`latent_mm.bias`; see `latent_mm.selection.biased`) for `bound="biased"`; `regularizer` a
     `latent_mm.solvers` regularizer (default 1/2 ||w||^2)."""
 
     def __init__(self, model=None, *, C=1.0, bound="touching", eta=1.0, bias=None, max_iter=100, eps=1e-3,
@@ -201,26 +225,15 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         self.subset_fraction, self.random_state = subset_fraction, random_state
 
     def _selector(self):
-        if self.bound == "touching":
-            return touching()
-        if self.bound == "random":
-            return random_walk()
-        if self.bound == "subset":
-            return subset_update(self.subset_fraction)
-        if self.bias is None:
-            raise ValueError("bound='biased' needs a bias, e.g. bias=latent_mm.bias.multifold_mil(n_folds=10)")
-        if hasattr(self.bias, "reset"):
-            self.bias.reset()
-        return biased(self.bias)
+        return make_selector(self.bound, bias=self.bias, fraction=self.subset_fraction)
 
     def fit(self, X, y, h0=None, sample_weight=None):
         "Train from w = 0 with initial latent values `h0` (default: latent value 0 for every example)."
         if not (isinstance(self.C, (int, float, np.number)) and np.isfinite(self.C) and self.C > 0):
             raise ValueError(f"C={self.C!r} must be a finite number > 0 (C = 1/lambda of eq. 8)")
-        if self.bound not in _BOUNDS:
-            raise ValueError(f"bound={self.bound!r} must be one of {_BOUNDS}")
+        select = self._selector()
         model = LatentMulticlass() if self.model is None else self.model
-        X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None))
+        X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None), model=model)
         if model.n_classes is None:
             self.classes_, y_enc = np.unique(y, return_inverse=True)
             if len(self.classes_) < 2:
@@ -229,29 +242,29 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         else:
             self.classes_, y_enc = np.arange(model.n_classes), y.astype(np.int64)
         self.model_ = model
-        h0 = np.zeros(len(X), dtype=np.int64) if h0 is None else h0
+        h0 = np.zeros((len(X),) + model.latent_shape(X), dtype=np.int64) if h0 is None else h0
         rng = np.random.default_rng(self.random_state)
         self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight,
                                           regularizer=self.regularizer, tol=self.tol, max_passes=self.max_passes,
                                           random_state=rng)
         w0 = np.zeros(model.size_joint_feature(X.shape[2]))
-        res = gmm(self.problem_, w0, self._selector(), eta=self.eta, eps=self.eps, max_iter=self.max_iter,
-                  random_state=rng, z0=h0)
+        res = gmm(self.problem_, w0, select, eta=self.eta, eps=self.eps, max_iter=self.max_iter,
+                  random_state=rng, z0=h0.reshape(-1))
         self.result_, self.trace_ = res, res.trace
-        self.coef_ = res.w.reshape(model.n_classes, X.shape[2])
-        self.latent_ = res.z if res.z is not None else h0
+        self.coef_ = res.w.reshape(model.coef_shape(X.shape[2]))
+        self.latent_ = res.z.reshape(h0.shape) if res.z is not None else h0
         self.objective_ = float(self.problem_.objective(res.w))
         self.n_iter_, self.converged_ = res.n_iter, res.converged
         self.n_features_in_ = X.shape[2]
         return self
 
     def predict(self, X):
-        X, _, _ = check_latent_data(X)
+        X, _, _ = check_latent_data(X, model=self.model_)
         return self.classes_[self.model_.predict(X, self.coef_.ravel())]
 
     def predict_latent(self, X, y=None):
         "Latent values: of the predicted class, or (with y) the latent completion for the given labels."
-        X, y, _ = check_latent_data(X, y)
+        X, y, _ = check_latent_data(X, y, model=self.model_)
         if y is None:
             return self.model_.inference(X, self.coef_.ravel())[1]
         out = ~np.isin(y, self.classes_)
@@ -265,6 +278,77 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         if out.any():
             raise ValueError(f"y contains label {y[out][0]} outside the classes {self.classes_.tolist()}")
         return super().score(X, y, sample_weight)
+
+# %% ../nbs/06_lssvm.ipynb #20bc4a5b
+class LatentBinary(LatentMulticlass):
+    """Binary latent SVM for X of shape (n, n_latent, d) and labels {0, 1}: label 1 scores row h of x, label 0
+    (a single latent value, h = 0) scores the mean row of x; coefficients of shape (2, d)."""
+
+    def __init__(self):
+        super().__init__(n_classes=2)
+
+    def __repr__(self): return "LatentBinary()"
+
+    def joint_feature(self, x, y, h):
+        "phi(x, y, h): row h of x in block 1 for y = 1; the mean row of x in block 0 for y = 0 (h must be 0)."
+        x = np.asarray(x, float)
+        if y == 0 and h != 0:
+            raise ValueError(f"h={h!r}: label 0 has the single latent value 0")
+        phi = np.zeros((2, x.shape[1]))
+        phi[y] = x.mean(0) if y == 0 else x[h]
+        return phi.ravel()
+
+    def scores(self, X, w):
+        "S[i, h, y], shape (n, n_latent, 2); S[i, h > 0, 0] = -inf (label 0 has one latent value)."
+        X = np.asarray(X, float)
+        W = np.asarray(w, float).reshape(2, -1)
+        S = np.full(X.shape[:2] + (2,), -np.inf)
+        S[:, :, 1] = X @ W[1]
+        S[:, 0, 0] = X.mean(1) @ W[0]
+        return S
+
+    def fixed_latent(self, X, y, z): return _FixedLatentBinary(self, X, y, z)
+
+    def joint_features(self, X):
+        "Every output's joint feature, Phi (n, 2 * n_latent, 2d) ordered as (h, y) pairs, and which outputs exist."
+        X = np.asarray(X, float)
+        n, H, d = X.shape
+        Phi = np.zeros((n, H, 2, 2, d))
+        Phi[:, 0, 0, 0] = X.mean(1)
+        Phi[:, :, 1, 1] = X
+        valid = np.ones((n, H, 2), bool)
+        valid[:, 1:, 0] = False
+        return Phi.reshape(n, 2 * H, 2 * d), valid.reshape(n, 2 * H)
+
+# %% ../nbs/06_lssvm.ipynb #5a56ee7c
+class _FixedLatentBinary(_FixedLatent):
+    "The bound b_z of eq. (9) for `LatentBinary`: label 0's feature is the mean row."
+
+    def __init__(self, model, X, y, z):
+        super().__init__(model, X, y, z)
+        self.Xbar = X.mean(1)
+
+    def _phi(self, i, k, h):
+        phi = np.zeros(self.n_features)
+        phi[k * self.d:(k + 1) * self.d] = self.Xbar[i] if k == 0 else self.X[i, h]
+        return phi
+
+    def positive_features(self):
+        pos = np.zeros((self.n_samples, 2, self.d))
+        neg = self.y == 0
+        pos[neg, 0] = self.Xbar[neg]
+        pos[~neg, 1] = self.X[np.flatnonzero(~neg), self.z[~neg]]
+        return pos.reshape(self.n_samples, -1)
+
+    def loss_augmented(self, w, i):
+        S = self.model.augment(self.model.scores(self.X[i:i + 1], w), self.y[i:i + 1])[0]
+        h, k = divmod(int(S.argmax()), 2)
+        return self._phi(i, k, h), float(self.model.loss(self.y[i], k)), h * 2 + k
+
+    def enumerate(self, i):
+        Phi, valid = self.model.joint_features(self.X[i:i + 1])
+        L = np.tile([float(self.y[i] != 0), float(self.y[i] != 1)], self.X.shape[1])
+        return Phi[0][valid[0]], L[valid[0]]
 
 # %% ../nbs/06_lssvm.ipynb #1abd133b
 def toy_localization(n=60, n_classes=3, n_latent=6, d=5, signal=2.0, random_state=None):
