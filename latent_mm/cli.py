@@ -8,57 +8,95 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import pkgutil
 import sys
+import warnings
+
+from .runner import Experiment, find_experiments
 
 # %% auto #0
-__all__ = ['REPRODUCERS', 'main']
+__all__ = ['EXPERIMENT_PACKAGE', 'EXTRA_MODULES', 'experiment_modules', 'experiments', 'main']
 
 # %% ../nbs/90_cli.ipynb #9920f413
-REPRODUCERS = {
-    "theory": "latent_mm.theory:reproduce",
-    "kmeans": "latent_mm.experiments.kmeans:reproduce",
-    "lssvm": "latent_mm.experiments.localization:reproduce",
-}
+EXPERIMENT_PACKAGE = "latent_mm.experiments"
+EXTRA_MODULES = ("latent_mm.theory",)
 
-def _load(name):
-    "The reproducer function registered under `name`."
-    if name not in REPRODUCERS:
-        raise SystemExit(f"unknown experiment {name!r}; choose one of: {', '.join(sorted(REPRODUCERS))}")
-    module, func = REPRODUCERS[name].split(":")
-    return getattr(importlib.import_module(module), func)
+def experiment_modules() -> list:
+    "`EXTRA_MODULES` and every module of the `latent_mm.experiments` package, imported."
+    package = importlib.import_module(EXPERIMENT_PACKAGE)
+    names = list(EXTRA_MODULES) + [f"{EXPERIMENT_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(package.__path__)
+                                   if not m.name.startswith("_")]
+    modules = []
+    for name in names:
+        try:
+            modules.append(importlib.import_module(name))
+        except Exception as e:
+            warnings.warn(f"{name} could not be imported ({type(e).__name__}: {e}); its experiments are left out")
+    return modules
 
-def _add_options(parser, func):
-    "Add one --option per keyword argument of `func`, typed by its default."
+def experiments() -> dict[str, Experiment]:
+    "Every registered experiment, by name (sorted)."
+    return dict(sorted(find_experiments(experiment_modules()).items()))
+
+# %% ../nbs/90_cli.ipynb #5ed377d5
+def _checked(rule, name):
+    "An argparse `type` from an option rule (text -> value, raising ValueError): its message becomes the error."
+    def parse(text):
+        try:
+            return rule(text)
+        except (ValueError, TypeError) as e:
+            raise argparse.ArgumentTypeError(f"{text!r}: {e}") from None
+    parse.__name__ = name
+    return parse
+
+def _add_options(parser, func, rules=None):
+    "Add one --option per keyword argument of `func`, typed by its default and checked by `rules[name]`."
+    rules = rules or {}
     for p in inspect.signature(func).parameters.values():
         if p.default is inspect.Parameter.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
-        flag = "--" + p.name.replace("_", "-")
-        d = p.default
+        flag, d, rule = "--" + p.name.replace("_", "-"), p.default, rules.get(p.name)
+        kw = dict(dest=p.name, default=list(d) if isinstance(d, (list, tuple)) else d)
         if isinstance(d, bool):
-            parser.add_argument(flag, dest=p.name, default=d, action=argparse.BooleanOptionalAction)
-        elif isinstance(d, (list, tuple)):
-            kind = type(d[0]) if d else str
-            parser.add_argument(flag, dest=p.name, default=list(d), nargs="+", type=kind, help=f"default: {' '.join(map(str, d))}")
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
+            continue
+        kind = (type(d[0]) if d else str) if isinstance(d, (list, tuple)) else (type(d) if d is not None else str)
+        if callable(rule):
+            kw["type"] = _checked(rule, kind.__name__)
         else:
-            parser.add_argument(flag, dest=p.name, default=d, type=type(d) if d is not None else str,
-                                help=f"default: {d}")
+            kw["type"] = kind
+            if rule is not None:
+                kw["choices"] = list(rule)
+        shown = " ".join(map(str, d)) if isinstance(d, (list, tuple)) else d
+        parser.add_argument(flag, nargs="+" if isinstance(d, (list, tuple)) else None, help=f"default: {shown}",
+                            metavar=p.name.upper(), **kw)
+
+# %% ../nbs/90_cli.ipynb #0e0cb505
+class _Parser(argparse.ArgumentParser):
+    "An argument parser whose errors are one line (the usage is one `--help` away)."
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 def main(argv=None):
     "Entry point of the `latent-mm` console script."
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = argparse.ArgumentParser(prog="latent-mm", description="Bound optimization for latent-variable models.")
+    parser = _Parser(prog="latent-mm", description="Bound optimization for latent-variable models.")
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("reproduce", help="run an experiment of the papers and print/write its results")
-    rep.add_argument("name", choices=sorted(REPRODUCERS), help="which experiment")
-    sub.add_parser("list", help="list the experiments")
+    rep.add_argument("name", help="which experiment (latent-mm list shows them)")
+    sub.add_parser("list", help="list the experiments: name, what they reproduce, expected run time")
     head = parser.parse_args(argv[:2] if argv[:1] == ["reproduce"] else argv)
+    found = experiments()
     if head.command == "list":
-        for name, target in sorted(REPRODUCERS.items()):
-            print(f"{name:10s} {target}")
+        width = max(map(len, found))
+        for name, exp in found.items():
+            print(f"{name:{width}s}  {exp.summary} ({exp.run_time})")
         return 0
-    func = _load(head.name)
-    exp = argparse.ArgumentParser(prog=f"latent-mm reproduce {head.name}", description=inspect.getdoc(func))
-    _add_options(exp, func)
-    opts = exp.parse_args(argv[2:])
-    func(**vars(opts))
+    if head.name not in found:
+        parser.error(f"unknown experiment {head.name!r}; choose one of: {', '.join(found)}")
+    exp = found[head.name]
+    options = _Parser(prog=f"latent-mm reproduce {head.name}", description=inspect.getdoc(exp.func))
+    _add_options(options, exp.func, exp.options)
+    opts = options.parse_args(argv[2:])
+    exp.func(**vars(opts))
     return 0

@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 # %% auto #0
-__all__ = ['LatentProblem', 'GMMTrace', 'GMMResult', 'InvalidBoundError', 'gmm']
+__all__ = ['LatentProblem', 'GMMTrace', 'GMMResult', 'InvalidBoundError', 'check_configuration', 'gmm']
 
 # %% ../nbs/00_core.ipynb #8f03752f
 class LatentProblem:
@@ -45,9 +45,9 @@ class GMMTrace:
     bound_new: np.ndarray   # b_t(w_t)
     v: np.ndarray           # v_t = b_t(w_t) - eta * d_t
     gap: np.ndarray         # d_t = b_t(w_t) - F(w_t)
-    changed: np.ndarray     # latent variables that differ from the previous bound's (from z0 at t = 1)
+    changed: np.ndarray     # latent variables that differ from the previous bound's (all of them at t = 1)
     time: np.ndarray        # wall-clock seconds spent in iteration t
-    v0: float               # v_0 = F(w_0)
+    v0: float               # v_0 = F(w_0), or b_{z_0}(w_0) when the first bound z_0 is given
     info: dict = field(default_factory=dict)  # per-iteration diagnostics reported by the selector
 
     def __len__(self): return len(self.F)
@@ -85,6 +85,14 @@ def _check_eta(eta) -> float:
         raise ValueError(f"eta={eta} must be in (0, 1]: eta=1 is MM, smaller values explore more")
     return eta
 
+def _check_real(name, value, rule="must be a finite number >= 0") -> float:
+    "`value` as a float, or a ValueError naming `name` when it is not a finite number >= 0."
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name}={value!r} {rule}")
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(f"{name}={value!r} {rule}")
+    return float(value)
+
 def _tol(rtol, *values) -> float:
     "Absolute slack for comparing floats of the size of `values`."
     return rtol * max(1.0, *(abs(float(x)) for x in values))
@@ -96,22 +104,79 @@ def _n_changed(z, z_prev) -> int:
         return int(z.size)
     return int(np.count_nonzero(z != np.asarray(z_prev)))
 
-# %% ../nbs/00_core.ipynb #3e0466b1
-def gmm(problem, w0, select, *, eta=1.0, eps=1e-6, max_iter=1000, random_state=None, callback=None,
-        z0=None, bound_rtol=1e-8, progress=False) -> GMMResult:
-    """Generalized Majorization-Minimization (Algorithm 1 of Naderi et al. 2019).
+# %% ../nbs/00_core.ipynb #463cb6f9
+def check_configuration(z, R, where="z", error=ValueError) -> np.ndarray:
+    """`z` as an integer array of shape (n_latent,) whose every value is allowed by the regrets `R` (finite);
+    otherwise `error` naming `where`, the first offending variable and the rule."""
+    n, m = R.shape
+    if z is None:
+        raise error(f"{where} is None; a configuration is an integer array of shape ({n},)")
+    z = np.asarray(z)
+    if z.shape != (n,):
+        raise error(f"{where} has shape {z.shape}; it must be ({n},), one value per latent variable")
+    if not np.issubdtype(z.dtype, np.integer):
+        raise error(f"{where} has dtype {z.dtype}; latent values are integers 0..{m - 1}")
+    out = (z < 0) | (z >= m)
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        raise error(f"{where}[{i}]={z[i]} is out of range: latent values are 0..{m - 1}")
+    forbidden = ~np.isfinite(R[np.arange(n), z])
+    if forbidden.any():
+        i = int(np.flatnonzero(forbidden)[0])
+        raise error(f"{where}[{i}]={z[i]} is not an allowed value of latent variable {i} (its regret is infinite)")
+    return z
 
-    `select(problem, w_prev, v_prev, z_prev, rng) -> z` chooses each bound; `eta` in (0, 1] is the progress
-    coefficient (1 with the touching selector is MM); the run stops when the gap d_t < `eps` or after
-    `max_iter` iterations (then `converged=False` and a `ConvergenceWarning`). `z0` is an initial latent
-    configuration passed to the first selection as `z_prev` (e.g. the initial object windows of a latent SVM).
-    `callback(t, w, z, trace_row)` is called after every iteration; returning True stops the run.
-    """
+def _finite(value, what, t) -> float:
+    "A problem's scalar output as a float, or a ValueError naming what produced it when it is NaN or infinite."
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"iteration {t}: {what} is {value}; the problem must return finite values")
+    return value
+
+# %% ../nbs/00_core.ipynb #3e0466b1
+def _bound_step(problem, sel, w, v, F_prev, z_prev, rng, t, bound_rtol):
+    """Choose the bound of iteration `t` and check it: (z, b_t(w_{t-1}), budget, selector info)."""
+    budget = max(0.0, v - F_prev)
+    if getattr(sel, "protocol", "regrets") == "continuous":
+        z, info = sel(problem, w, v, z_prev, rng)
+    else:
+        R = problem.regrets(w)
+        z, info = sel(R, budget, z_prev, rng)
+        z = check_configuration(z, R, f"iteration {t}: the selected configuration z", InvalidBoundError)
+    b_prev = _finite(problem.bound(z, w), "the problem's bound b_t(w_{t-1})", t)
+    if not b_prev <= v + _tol(bound_rtol, v, b_prev):
+        raise InvalidBoundError(
+            f"iteration {t}: the selected bound is not valid: b_t(w_{{t-1}})={b_prev:.10g} > "
+            f"v_{{t-1}}={v:.10g} (excess {b_prev - v:.3g}); a selector must return a bound with "
+            f"b_t(w_{{t-1}}) <= v_{{t-1}}")
+    return z, b_prev, budget, info or {}
+
+def _progress_bar(total, progress):
+    "A tqdm progress bar when `progress` is truthy, else None."
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+    return tqdm(total=total, desc="G-MM", unit="it", leave=False)
+
+def gmm(problem,            # implements the protocol of `LatentProblem`
+        w0,                 # initial point w_0
+        select,             # selector: `select(R, budget, z_prev, rng) -> (z, info)` (see `latent_mm.selection`)
+        *,
+        eta=1.0,            # progress coefficient in (0, 1]; 1 with touching bounds is MM
+        eps=1e-6,           # stop when the gap d_t = b_t(w_t) - F(w_t) < eps
+        max_iter=1000,      # at most this many iterations (then `converged=False` and a `ConvergenceWarning`)
+        random_state=None,  # seed or Generator for stochastic selectors
+        callback=None,      # `callback(t, w, z, row)` after every iteration; returning True stops the run
+        z0=None,            # the first bound's configuration (initial latent values); v_0 = b_{z0}(w_0)
+        bound_rtol=1e-8,    # relative slack for the validity check b_t(w_{t-1}) <= v_{t-1}
+        progress=False,     # show a progress bar
+       ) -> GMMResult:
+    "Generalized Majorization-Minimization: Algorithm 1 of Naderi et al. (2019)."
     eta = _check_eta(eta)
-    if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
+    if isinstance(max_iter, bool) or not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
         raise ValueError(f"max_iter={max_iter!r} must be an integer >= 1")
-    if not eps >= 0:
-        raise ValueError(f"eps={eps!r} must be >= 0")
+    eps = _check_real("eps", eps)
+    bound_rtol = _check_real("bound_rtol", bound_rtol)
     w = np.array(w0, dtype=float, copy=True)
     if not np.all(np.isfinite(w)):
         raise ValueError(f"w0 contains {np.count_nonzero(~np.isfinite(w))} NaN or infinite value(s); "
@@ -120,36 +185,48 @@ def gmm(problem, w0, select, *, eta=1.0, eps=1e-6, max_iter=1000, random_state=N
     v = v0 = float(problem.objective(w))
     if not np.isfinite(v0):
         raise ValueError(f"F(w0)={v0} is not finite")
+    sel = select.start(problem, rng) if hasattr(select, "start") else select
+    F_prev = v0
+    if z0 is not None:                                       # the first bound is given: it sets the threshold
+        z0 = np.asarray(z0)
+        if getattr(sel, "protocol", "regrets") != "continuous":
+            z0 = check_configuration(z0, problem.regrets(w), "z0")
+        b0 = float(problem.bound(z0, w))
+        if not (np.isfinite(b0) and b0 >= F_prev - _tol(bound_rtol, b0, F_prev)):
+            raise InvalidBoundError(f"z0's bound at w0 is {b0}, below F(w0)={F_prev}: the problem's bound is not "
+                                    "an upper bound of its objective")
+        v = v0 = max(b0, F_prev)
     rows = {k: [] for k in ("F", "bound_prev", "bound_new", "v", "gap", "changed", "time")}
     info_rows: dict[str, list] = {}
-    z_prev = None if z0 is None else np.asarray(z0)
-    z, converged = z_prev, False
+    z = z_prev = None
+    converged = False
     bar = _progress_bar(max_iter, progress)
     for t in range(1, max_iter + 1):
         start = time.perf_counter()
-        z = select(problem, w, v, z_prev, rng)
-        b_prev = float(problem.bound(z, w))
-        if not b_prev <= v + _tol(bound_rtol, v, b_prev):
-            raise InvalidBoundError(
-                f"iteration {t}: the selected bound is not valid: b_t(w_{{t-1}})={b_prev:.10g} > "
-                f"v_{{t-1}}={v:.10g} (excess {b_prev - v:.3g}); a selector must return a bound with "
-                f"b_t(w_{{t-1}}) <= v_{{t-1}}")
-        w = problem.minimize_bound(z, w)
-        b_new = float(problem.bound(z, w))
-        F_new = float(problem.objective(w))
+        if t == 1 and z0 is not None:
+            z, b_prev, budget, info = z0, v0, 0.0, {}
+        else:
+            z, b_prev, budget, info = _bound_step(problem, sel, w, v, F_prev, z_prev, rng, t, bound_rtol)
+        w = np.asarray(problem.minimize_bound(z, w), dtype=float)
+        if not np.all(np.isfinite(w)):
+            raise ValueError(f"iteration {t}: minimize_bound returned {np.count_nonzero(~np.isfinite(w))} NaN or "
+                             "infinite value(s)")
+        F_new = _finite(problem.objective(w), "the objective F(w_t)", t)
+        b_new = _finite(problem.bound(z, w), "the problem's bound b_t(w_t)", t)
         d = b_new - F_new
         if d < -_tol(bound_rtol, b_new, F_new):
             raise InvalidBoundError(f"iteration {t}: b_t(w_t)={b_new:.10g} < F(w_t)={F_new:.10g}: "
                                     "the problem's bound is not an upper bound of its objective")
         v = b_new - eta * d
-        row = dict(F=F_new, bound_prev=b_prev, bound_new=b_new, v=v, gap=d,
-                   changed=_n_changed(z, z_prev),
+        row = dict(F=F_new, bound_prev=b_prev, bound_new=b_new, v=v, gap=d, changed=_n_changed(z, z_prev),
                    time=time.perf_counter() - start)
         for k, x in row.items():
             rows[k].append(x)
-        for k, x in (getattr(select, "info", None) or {}).items():
-            info_rows.setdefault(k, [np.nan] * (t - 1)).append(x)
-        z_prev = z
+        spent = (b_prev - F_prev) / budget if budget > 0 else np.nan
+        info = dict(budget=budget, spent=spent, **info)
+        for k in info_rows.keys() | info.keys():                 # a key a selector skips this time gets NaN
+            info_rows.setdefault(k, [np.nan] * (t - 1)).append(info.get(k, np.nan))
+        z_prev, F_prev = z, F_new
         if bar is not None:
             bar.update(1)
             bar.set_postfix(F=f"{F_new:.6g}", gap=f"{d:.2e}")
@@ -170,10 +247,3 @@ def gmm(problem, w0, select, *, eta=1.0, eps=1e-6, max_iter=1000, random_state=N
                       stacklevel=2)
     return GMMResult(w=w, z=np.asarray(z) if z is not None else None, n_iter=n_iter, converged=converged,
                      trace=trace)
-
-def _progress_bar(total, progress):
-    "A tqdm progress bar when `progress` is truthy, else None."
-    if not progress:
-        return None
-    from tqdm.auto import tqdm
-    return tqdm(total=total, desc="G-MM", unit="it", leave=False)

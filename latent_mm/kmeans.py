@@ -14,7 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .core import LatentProblem, _check_eta, gmm
-from .selection import biased, random_walk, touching
+from .selection import make_selector
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
         return est._validate_data(X, reset=reset, **kw)
 
 # %% auto #0
-__all__ = ['INITS', 'BOUNDS', 'KMeansProblem', 'init_centers', 'anti_starvation', 'GMMKMeans']
+__all__ = ['INITS', 'KMeansProblem', 'init_centers', 'GMMKMeans']
 
 # %% ../nbs/04_kmeans.ipynb #d7cb7337
 class KMeansProblem(LatentProblem):
@@ -81,7 +81,6 @@ class KMeansProblem(LatentProblem):
 
 # %% ../nbs/04_kmeans.ipynb #10140cb0
 INITS = ("k-means++", "forgy", "random-partition")
-BOUNDS = ("touching", "random", "biased")
 
 def init_centers(X, n_clusters, init="k-means++", random_state=None, n_local_trials=None) -> np.ndarray:
     """Initial centres (n_clusters, d) for `init` in 'k-means++', 'forgy', 'random-partition'.
@@ -100,14 +99,6 @@ def init_centers(X, n_clusters, init="k-means++", random_state=None, n_local_tri
         return KMeansProblem(X).minimize_bound(z, w)
     raise ValueError(f"init={init!r} must be one of {', '.join(map(repr, INITS))} or an array of shape (n_clusters, n_features)")
 
-# %% ../nbs/04_kmeans.ipynb #93469271
-def anti_starvation(problem, w_prev, z_prev, rng) -> np.ndarray:
-    "Bias scores (n, k): -(size of cluster j) / (n / k) under the nearest-centre assignment at `w_prev`."
-    labels = problem.touching(w_prev)
-    k = len(w_prev)
-    sizes = np.bincount(labels, minlength=k) * (k / len(labels))
-    return np.broadcast_to(-sizes, (len(labels), k))
-
 # %% ../nbs/04_kmeans.ipynb #344eaea0
 def _check_int(name, value, low):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
@@ -117,28 +108,28 @@ def _check_int(name, value, low):
 class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     """k-means by G-MM (Naderi et al. 2019): eta=1 with touching bounds is Lloyd's algorithm.
 
-    bound: 'touching' (MM), 'random' (random walk within the regret budget) or 'biased' (anti-starvation bias).
+    bound: 'touching' (MM), 'random' (random walk within the regret budget), 'biased' (maximise `bias`, by default
+    `latent_mm.bias.anti_starvation`), or a selector (see `latent_mm.selection.make_selector`).
     init: 'k-means++', 'forgy', 'random-partition' or an array (n_clusters, n_features) of initial centres.
     The run stops when the gap between bound and objective falls below `eps` (per-point units)."""
 
-    def __init__(self, n_clusters=8, *, eta=1.0, bound="touching", init="k-means++", max_iter=1000, eps=1e-9,
-                 random_state=None):
+    def __init__(self, n_clusters=8, *, eta=1.0, bound="touching", bias=None, init="k-means++", max_iter=1000,
+                 eps=1e-9, random_state=None):
         self.n_clusters = n_clusters
         self.eta = eta
         self.bound = bound
+        self.bias = bias
         self.init = init
         self.max_iter = max_iter
         self.eps = eps
         self.random_state = random_state
 
     def _selector(self):
-        if self.bound == "touching":
-            return touching()
-        if self.bound == "random":
-            return random_walk()
-        if self.bound == "biased":
-            return biased(anti_starvation)
-        raise ValueError(f"bound={self.bound!r} must be one of {', '.join(map(repr, BOUNDS))}")
+        bias = self.bias
+        if isinstance(self.bound, str) and self.bound == "biased" and bias is None:
+            from latent_mm.bias import anti_starvation   # bias.py comes later in import order (it trains LS-SVMs)
+            bias = anti_starvation
+        return make_selector(self.bound, bias=bias)
 
     def _initial_centers(self, X, rs):
         k, d = self.n_clusters, X.shape[1]

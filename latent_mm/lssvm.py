@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .core import gmm
-from .selection import biased, random_walk, subset_update, touching
+from .selection import make_selector
 from .solvers import L2, bcfw
 
 # %% auto #0
@@ -165,8 +165,6 @@ class LatentSSVMProblem:
         return res.w
 
 # %% ../nbs/06_lssvm.ipynb #cc5c8a03
-_BOUNDS = ("touching", "random", "subset", "biased")
-
 def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
     """Validate X (n, n_latent, d) (a 3-D array or a list of equal-shape 2-D arrays, finite), labels y and
     initial latent values h0 (shape (n,) + `model.latent_shape(X)`, values below `model.n_latent_values(X)`; by
@@ -215,8 +213,8 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
     """Latent structural SVM trained by CCCP (`bound="touching"`, `eta=1`) or G-MM (other bounds, `eta` < 1).
 
     `C` = 1/lambda of G-MM eq. (8); `eps` is G-MM's stopping gap; `tol` the bound solver's relative
-    duality-gap certificate; `subset_fraction` the initial subset of `bound="subset"`; `bias` a callable
-    `bias(problem, w_prev, z_prev, rng) -> scores (n, n_latent)` for `bound="biased"`; `regularizer` a
+    duality-gap certificate; `subset_fraction` the initial subset of `bound="subset"`; `bias` a bias
+    (`latent_mm.bias`; see `latent_mm.selection.biased`) for `bound="biased"`; `regularizer` a
     `latent_mm.solvers` regularizer (default 1/2 ||w||^2)."""
 
     def __init__(self, model=None, *, C=1.0, bound="touching", eta=1.0, bias=None, max_iter=100, eps=1e-3,
@@ -227,24 +225,13 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         self.subset_fraction, self.random_state = subset_fraction, random_state
 
     def _selector(self):
-        if self.bound == "touching":
-            return touching()
-        if self.bound == "random":
-            return random_walk()
-        if self.bound == "subset":
-            return subset_update(self.subset_fraction)
-        if self.bias is None:
-            raise ValueError("bound='biased' needs a bias, e.g. bias=latent_mm.bias.multifold_mil(n_folds=10)")
-        if hasattr(self.bias, "reset"):
-            self.bias.reset()
-        return biased(self.bias)
+        return make_selector(self.bound, bias=self.bias, fraction=self.subset_fraction)
 
     def fit(self, X, y, h0=None, sample_weight=None):
         "Train from w = 0 with initial latent values `h0` (default: latent value 0 for every example)."
         if not (isinstance(self.C, (int, float, np.number)) and np.isfinite(self.C) and self.C > 0):
             raise ValueError(f"C={self.C!r} must be a finite number > 0 (C = 1/lambda of eq. 8)")
-        if self.bound not in _BOUNDS:
-            raise ValueError(f"bound={self.bound!r} must be one of {_BOUNDS}")
+        select = self._selector()
         model = LatentMulticlass() if self.model is None else self.model
         X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None), model=model)
         if model.n_classes is None:
@@ -261,7 +248,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
                                           regularizer=self.regularizer, tol=self.tol, max_passes=self.max_passes,
                                           random_state=rng)
         w0 = np.zeros(model.size_joint_feature(X.shape[2]))
-        res = gmm(self.problem_, w0, self._selector(), eta=self.eta, eps=self.eps, max_iter=self.max_iter,
+        res = gmm(self.problem_, w0, select, eta=self.eta, eps=self.eps, max_iter=self.max_iter,
                   random_state=rng, z0=h0.reshape(-1))
         self.result_, self.trace_ = res, res.trace
         self.coef_ = res.w.reshape(model.coef_shape(X.shape[2]))

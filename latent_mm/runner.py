@@ -5,17 +5,25 @@
 # %% ../nbs/12_runner.ipynb #cc969eed
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import inspect
 import json
 import os
+import threading
 import time
 import warnings
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext, suppress
+from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 # %% auto #0
-__all__ = ['config_key', 'load_results', 'run_trials', 'write_csv', 'read_csv']
+__all__ = ['config_key', 'parse_record', 'load_results', 'ResultsFile', 'run_trials', 'write_csv', 'read_csv', 'Experiment',
+           'experiment', 'find_experiments']
 
 # %% ../nbs/12_runner.ipynb #d62fbf7f
 def _to_json(x):
@@ -38,22 +46,43 @@ def config_key(config: dict) -> str:
         raise TypeError(f"a trial configuration must be a dict, got {type(config).__name__}: {config!r}")
     return json.dumps(config, sort_keys=True, default=_to_json)
 
+# %% ../nbs/12_runner.ipynb #d89fe812
+def parse_record(line: bytes, path, lineno: int) -> dict | None:
+    "One line of results file `path` as a record (None if blank); an error names the file and the line."
+    where = f"{path}, line {lineno}"
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{where}: not UTF-8 ({e.reason} at byte {e.start}); the results file is corrupt") from None
+    if not text.strip():
+        return None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{where}: not valid JSON ({e.msg}); the results file is corrupt") from None
+    if not (isinstance(record, dict) and isinstance(record.get("config"), dict)
+            and isinstance(record.get("result"), dict)):
+        raise ValueError(f"{where}: a record must be a JSON object with a 'config' and a 'result' object, "
+                         f"not {text.strip()[:80]}")
+    return record
+
+# %% ../nbs/12_runner.ipynb #f32ad5c3
 def load_results(path) -> dict:
     "Finished trials in a results file, by configuration key. A torn last line (an interrupted write) is skipped."
     done, path = {}, Path(path)
     if not path.exists():
         return done
-    lines = path.read_text(encoding="utf-8").splitlines()
+    *lines, tail = path.read_bytes().split(b"\n")     # `tail`: what follows the last newline
     for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            if i == len(lines) - 1:
-                warnings.warn(f"{path}: ignoring a truncated last line (an interrupted write); that trial will rerun")
-                continue
-            raise ValueError(f"{path}, line {i + 1}: not valid JSON; the results file is corrupt") from None
+        record = parse_record(line, path, i + 1)
+        if record is not None:
+            done[config_key(record["config"])] = record
+    try:
+        record = parse_record(tail, path, len(lines) + 1)
+    except ValueError:
+        warnings.warn(f"{path}: ignoring a truncated last line (an interrupted write); that trial will rerun")
+        record = None
+    if record is not None:                          # a complete record that lacks only its newline
         done[config_key(record["config"])] = record
     return done
 
@@ -67,65 +96,168 @@ def _run_one(func, config):
     record = dict(config=config, result=result, seconds=time.perf_counter() - start)
     return json.loads(json.dumps(record, default=_to_json))
 
-def _drop_torn_tail(path):
-    "Cut a results file back to its last complete line, so that new records start on a line of their own."
-    data = path.read_bytes() if path.exists() else b""
-    if data and not data.endswith(b"\n"):
-        with open(path, "r+b") as f:
-            f.truncate(data.rfind(b"\n") + 1)
+# %% ../nbs/12_runner.ipynb #48caaf85
+class ResultsFile:
+    "The JSON-lines results file of a sweep, shared safely by processes: locked appends, claimed trials."
+    def __init__(self, path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.done = {}                       # finished trials (by anyone), by configuration key
+        self._offset, self._lineno, self._claims = 0, 0, {}
+        self._thread_lock = threading.RLock()  # joblib may draw the next trial from another thread
+        with self._locked() as f:
+            self._repair(f)
+            self._read_new(f)
 
-def _append(path, record):
-    "Append one record to the results file and make it durable before going on."
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(record, default=_to_json) + "\n")
+    @contextmanager
+    def _locked(self):
+        "The results file open for reading and appending, under an exclusive lock (released on close)."
+        with self._thread_lock, open(self.path, "a+b") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            yield f
+
+    def _repair(self, f):
+        "End the file with a newline: a complete last record gets one, a torn one (an interrupted write) is cut off."
+        size = f.seek(0, os.SEEK_END)
+        if size == 0:
+            return
+        f.seek(size - 1)
+        if f.read(1) == b"\n":
+            return
+        f.seek(0)
+        data = f.read()
+        start = data.rfind(b"\n") + 1
+        try:
+            parse_record(data[start:], self.path, data.count(b"\n") + 1)
+            f.write(b"\n")
+        except ValueError:
+            warnings.warn(f"{self.path}: ignoring a truncated last line (an interrupted write); that trial will rerun")
+            f.truncate(start)
         f.flush()
         os.fsync(f.fileno())
+
+    def _read_new(self, f):
+        "Take in the complete lines appended since the last read."
+        f.seek(self._offset)
+        data = f.read()
+        end = data.rfind(b"\n") + 1
+        for line in data[:end].split(b"\n")[:-1]:
+            self._lineno += 1
+            record = parse_record(line, self.path, self._lineno)
+            if record is not None:
+                self.done[config_key(record["config"])] = record
+        self._offset += end
+
+    def _claim_path(self, key: str) -> Path:
+        "The hidden claim file of trial `key`, beside the results."
+        return self.path.with_name(f".{self.path.name}.{hashlib.sha1(key.encode()).hexdigest()[:16]}.claim")
+
+    def claim(self, key: str, wait: bool = False) -> bool:
+        "Claim trial `key` for this process; False if it is done or another process runs it (`wait`: until it ends)."
+        if key in self.done or key in self._claims:
+            return False
+        f = open(self._claim_path(key), "a")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            f.close()
+            return False
+        with self._locked() as results:
+            self._read_new(results)                # its runner may have finished it just now
+            self._claims[key] = f
+        if key in self.done:
+            self.release(key)
+            return False
+        return True
+
+    def append(self, record: dict):
+        "Append one finished trial in one write, make it durable, and release its claim."
+        with self._locked() as f:
+            self._repair(f)
+            f.write((json.dumps(record, default=_to_json) + "\n").encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+            self._read_new(f)
+        self.release(config_key(record["config"]))
+
+    def release(self, key: str):
+        "Give up the claim of `key`; its claim file goes once the trial is done (never before: see above)."
+        with self._thread_lock:
+            f = self._claims.pop(key, None)
+        if f is None:
+            return
+        if key in self.done:
+            with suppress(FileNotFoundError):
+                os.unlink(self._claim_path(key))
+        f.close()
+
+    def close(self):
+        "Release every claim still held (a trial that failed or was interrupted runs again next time)."
+        for key in list(self._claims):
+            self.release(key)
 
 # %% ../nbs/12_runner.ipynb #102181af
 def run_trials(func, configs, *, results=None, n_jobs=1, backend="loky", progress=True, desc=None) -> list[dict]:
     """Run `func(**config)` for every configuration not already in `results`; return `{**config, **result}` per config.
 
-    `results`: JSON-lines file where each finished trial is appended at once (resume by running again).
-    `n_jobs`: parallel trials (joblib; -1 = all cores). `backend`: a joblib backend name; "dask" runs on the current
-    `dask.distributed.Client` (create one, e.g. `Client("tcp://scheduler:8786")`, before calling)."""
+    `results`: JSON-lines file where each finished trial is appended at once (resume by running again; processes
+    running the same sweep on one file share the trials). `n_jobs`: parallel trials (joblib; -1 = all cores).
+    `backend`: a joblib backend name; "dask" runs on the current `dask.distributed.Client` (create one, e.g.
+    `Client("tcp://scheduler:8786")`, before calling)."""
     configs = list(configs)
     keys = [config_key(c) for c in configs]
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)
         raise ValueError(f"configuration {dup} appears more than once; give each trial a distinct seed or trial id")
-    done = {}
-    if results is not None:
-        results = Path(results)
-        results.parent.mkdir(parents=True, exist_ok=True)
-        done = load_results(results)
-        _drop_torn_tail(results)
-    todo = [c for k, c in zip(keys, configs) if k not in done]
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ValueError(f"n_jobs={n_jobs!r} must be a nonzero integer (-1: all cores)")
+    store = ResultsFile(results) if results is not None else None
+    done = store.done if store is not None else {}
     from tqdm.auto import tqdm
-    bar = tqdm(total=len(configs), initial=len(configs) - len(todo), desc=desc, disable=not progress, leave=False)
+    bar = tqdm(total=len(configs), initial=sum(k in done for k in keys), desc=desc, disable=not progress, leave=False)
     try:
-        for record in _execute(func, todo, n_jobs, backend):
-            done[config_key(record["config"])] = record
-            if results is not None:
-                _append(results, record)
-            bar.update(1)
+        while any(k not in done for k in keys):
+            todo = [c for k, c in zip(keys, configs) if k not in done]
+            for record in _execute(func, _claimed(store, todo), n_jobs, backend):
+                if store is None:
+                    done[config_key(record["config"])] = record
+                else:
+                    store.append(record)
+                bar.update(1)
+            for k in keys:                      # trials another process ran meanwhile: wait for it to end them
+                if k not in done and store.claim(k, wait=True):
+                    store.release(k)            # it stopped without a record: the next round runs the trial
+            bar.update(sum(k in done for k in keys) - bar.n)
     finally:
         bar.close()
+        if store is not None:
+            store.close()
     return [{**c, **done[k]["result"]} for k, c in zip(keys, configs)]
 
+def _claimed(store, todo):
+    "The configurations of `todo` that this process claims, one by one as they are drawn."
+    for config in todo:
+        if store is None or store.claim(config_key(config)):
+            yield config
+
+# %% ../nbs/12_runner.ipynb #fec2d46d
 def _execute(func, todo, n_jobs, backend):
     "Yield trial records as they finish: in-process for n_jobs=1, else through joblib."
-    if not todo:
-        return
     if n_jobs == 1 and backend != "dask":
         for config in todo:
             yield _run_one(func, config)
         return
-    from joblib import Parallel, delayed, parallel_config
-    context = parallel_config(backend="dask") if backend == "dask" else nullcontext()
-    with context:
-        kwargs = {} if backend == "dask" else dict(backend=backend)
-        yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered", **kwargs)(
-            delayed(_run_one)(func, c) for c in todo)
+    from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+    with parallel_config(backend=backend):
+        try:
+            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+        except ValueError:                      # a backend that returns lists only (multiprocessing): batches
+            todo, size = iter(todo), max(1, effective_n_jobs(n_jobs))
+            with Parallel(n_jobs=n_jobs) as parallel:
+                while batch := list(islice(todo, size)):
+                    yield from parallel(delayed(_run_one)(func, c) for c in batch)
+            return
+        yield from parallel(delayed(_run_one)(func, c) for c in todo)
 
 # %% ../nbs/12_runner.ipynb #e0d49526
 def write_csv(rows, path):
@@ -154,3 +286,45 @@ def read_csv(path) -> list[dict]:
     import csv
     with open(path, newline="", encoding="utf-8") as f:
         return [{k: _number(v) for k, v in r.items()} for r in csv.DictReader(f)]
+
+# %% ../nbs/12_runner.ipynb #76eb0044
+@dataclass(frozen=True)
+class Experiment:
+    "A reproducer of the papers' tables and figures, as `latent-mm list` shows it."
+    name: str                # its name on the command line
+    func: Callable           # the reproducer; its keyword arguments with defaults become options
+    summary: str             # one line: which tables and figures it makes
+    run_time: str            # expected run time at the defaults, e.g. "about 1 min on 2 cores"
+    options: dict = field(default_factory=dict)   # argument name -> allowed values, or a function text -> value
+
+def experiment(name: str, *, summary: str, run_time: str, options: dict | None = None):
+    "Decorator registering a `reproduce` function as the experiment `name` of the command line."
+    if not name or not name.replace("-", "").replace("_", "").isalnum():
+        raise ValueError(f"name={name!r} must be a non-empty word (letters, digits, - or _)")
+    if not summary or "\n" in summary:
+        raise ValueError(f"summary={summary!r} must be one non-empty line")
+    options = dict(options or {})
+    def register(func):
+        params = inspect.signature(func).parameters
+        unknown = [k for k in options if k not in params]
+        if unknown:
+            raise ValueError(f"options {unknown} of experiment {name!r} are not arguments of {func.__qualname__}")
+        func.experiment = Experiment(name, func, summary, run_time, options)
+        return func
+    return register
+
+# %% ../nbs/12_runner.ipynb #5960b48f
+def find_experiments(modules) -> dict[str, Experiment]:
+    "The experiments registered in `modules` (module objects), by name; two experiments of one name are an error."
+    found = {}
+    for module in modules:
+        for obj in vars(module).values():
+            exp = getattr(obj, "experiment", None)
+            if not isinstance(exp, Experiment) or exp.func is not obj:
+                continue
+            if exp.name in found and found[exp.name].func is not obj:
+                other = found[exp.name].func
+                raise ValueError(f"experiment {exp.name!r} is registered twice: by {other.__module__}.{other.__qualname__} "
+                                 f"and {obj.__module__}.{obj.__qualname__}")
+            found[exp.name] = exp
+    return found

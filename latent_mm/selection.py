@@ -10,8 +10,8 @@ import math
 import numpy as np
 
 # %% auto #0
-__all__ = ['touching_configuration', 'regret_budget', 'Touching', 'touching', 'RandomWalk', 'random_walk', 'Biased', 'biased',
-           'SubsetUpdate', 'subset_update']
+__all__ = ['SELECTORS', 'touching_configuration', 'Touching', 'touching', 'RandomWalk', 'random_walk', 'budgeted_argmax',
+           'Biased', 'biased', 'SubsetUpdate', 'subset_update', 'make_selector']
 
 # %% ../nbs/02_selection.ipynb #1d48f4df
 def touching_configuration(R, z_prev=None) -> np.ndarray:
@@ -26,23 +26,6 @@ def touching_configuration(R, z_prev=None) -> np.ndarray:
         z = np.where(keep, z_prev, z)
     return z
 
-def _touching(problem, R, w_prev, z_prev):
-    """`touching_configuration(R, z_prev)`, from the problem's own `touching(w)` when it has one (a problem may
-    know its zero-regret values without a pass over R, e.g. k-means' nearest centres)."""
-    touch = getattr(problem, "touching", None)
-    if touch is None:
-        return touching_configuration(R, z_prev)
-    z = np.array(touch(w_prev), copy=True)
-    if z_prev is not None:
-        z_prev = np.asarray(z_prev)
-        keep = R[np.arange(len(z_prev)), z_prev] <= 0.0
-        z = np.where(keep, z_prev, z)
-    return z
-
-def regret_budget(problem, w_prev, v_prev) -> float:
-    "B_t = v_{t-1} - F(w_{t-1}): how much regret a valid bound may carry (never negative)."
-    return max(0.0, float(v_prev) - float(problem.objective(w_prev)))
-
 def _chosen(R, z) -> np.ndarray:
     "Regret of each variable's chosen value."
     return R[np.arange(len(z)), z]
@@ -50,14 +33,9 @@ def _chosen(R, z) -> np.ndarray:
 # %% ../nbs/02_selection.ipynb #1a115c4b
 class Touching:
     "Selector for MM: the bound that touches the objective at the previous iterate."
-    def __init__(self):
-        self.info = {}
 
-    def __call__(self, problem, w_prev, v_prev, z_prev, rng):
-        touch = getattr(problem, "touching", None)
-        if touch is not None:
-            return touch(w_prev)
-        return touching_configuration(problem.regrets(w_prev), z_prev)
+    def __call__(self, R, budget, z_prev, rng):
+        return touching_configuration(R, z_prev), {}
 
     def __repr__(self): return "touching()"
 
@@ -99,27 +77,27 @@ class RandomWalk:
     """Selector for G-MM's random bounds: a Metropolis walk on the valid configurations (see the notebook).
 
     `n_steps` single-variable steps (default: one sweep over the movable variables). `info` reports the
-    budget, the fraction of it spent, the acceptance rate and the number of movable variables."""
+    acceptance rate and the number of movable variables. Moves between zero-regret values are free, so a zero
+    budget still lets tied variables move."""
 
     def __init__(self, n_steps=None):
         if n_steps is not None and not (isinstance(n_steps, (int, np.integer)) and n_steps >= 0):
             raise ValueError(f"n_steps={n_steps!r} must be None or an integer >= 0")
         self.n_steps = n_steps
-        self.info = {}
 
     def __repr__(self): return f"random_walk(n_steps={self.n_steps})"
 
-    def __call__(self, problem, w_prev, v_prev, z_prev, rng):
-        R = np.ascontiguousarray(problem.regrets(w_prev), dtype=float)
-        z = _touching(problem, R, w_prev, z_prev)
-        B = regret_budget(problem, w_prev, v_prev)
+    def __call__(self, R, budget, z_prev, rng):
+        R = np.ascontiguousarray(R, dtype=float)
+        z = touching_configuration(R, z_prev)
+        B = float(budget)
         fits = R <= B                                         # the candidate values S_i, row by row
         count = np.count_nonzero(fits, axis=1)
         movable = np.flatnonzero(count > 1)
-        self.info = dict(budget=B, spent=0.0, acceptance=np.nan, movable=float(movable.size))
+        info = dict(acceptance=np.nan, movable=float(movable.size))
         n_steps = movable.size if self.n_steps is None else self.n_steps
-        if B <= 0 or movable.size == 0 or n_steps == 0:
-            return z
+        if movable.size == 0 or n_steps == 0:
+            return z, info
         m = R.shape[1]
         # Variables with many candidates draw their proposal by rejection (a uniform value, redrawn until it is a
         # candidate other than the current one); the others from an explicit candidate list. Both give the uniform
@@ -159,67 +137,89 @@ class RandomWalk:
             pos[lo[acc_listed]] = k[accepted[listed]]
             n_accepted += int(accepted.sum())
             done += sweep.size
-        self.info.update(spent=(B - slack) / B, acceptance=n_accepted / done)
-        return z
+        info.update(acceptance=n_accepted / done)
+        return z, info
 
 def random_walk(n_steps=None) -> RandomWalk:
     "G-MM's random bound: a Metropolis random walk within the regret budget, from the touching configuration."
     return RandomWalk(n_steps)
 
 # %% ../nbs/02_selection.ipynb #64cd4383
+def budgeted_argmax(R, G, budget, n_bisect=50):
+    """Lagrangian sweep for max_z sum_i G[i, z_i] s.t. sum_i R[i, z_i] <= budget: (z, lam), or (None, inf)
+    when even the zero-regret choice does not fit."""
+    fits = R <= budget
+    rows = np.arange(len(R))
+    cost = np.where(fits, R, 0.0)
+
+    def pick(lam):
+        z = np.argmax(np.where(fits, G - lam * cost, -np.inf), axis=1)
+        return z, R[rows, z].sum()
+
+    z, spent = pick(0.0)
+    if spent <= budget:
+        return z, 0.0
+    lo, hi = 0.0, 1.0
+    z, spent = pick(hi)
+    while spent > budget and hi < 1e300:
+        lo, hi = hi, hi * 4.0
+        z, spent = pick(hi)
+    if spent > budget:
+        return None, np.inf
+    for _ in range(n_bisect):
+        mid = math.sqrt(lo * hi) if lo > 0 else hi / 2.0
+        z_mid, s_mid = pick(mid)
+        if s_mid <= budget:
+            hi, z = mid, z_mid
+        else:
+            lo = mid
+    return z, hi
+
+# %% ../nbs/02_selection.ipynb #05f7a134
+class _BiasedRun:
+    "One run's biased selector: the bias's per-run scorer and the budgeted argmax."
+
+    def __init__(self, scorer, n_bisect):
+        self.scorer, self.n_bisect = scorer, n_bisect
+
+    def __call__(self, R, budget, z_prev, rng):
+        if hasattr(self.scorer, "argmax"):                    # a structured bias solves the budgeted problem itself
+            return np.asarray(self.scorer.argmax(R, budget, z_prev, rng)), {}
+        scores = getattr(self.scorer, "scores", self.scorer)
+        G = np.asarray(scores(R, z_prev, rng), dtype=float)
+        if G.shape != R.shape:
+            raise ValueError(f"the bias returned scores of shape {G.shape}; they must match the regrets' {R.shape}")
+        if not np.all(np.isfinite(G[np.isfinite(R)])):
+            raise ValueError("the bias returned NaN or infinite scores for allowed latent values")
+        z, lam = budgeted_argmax(R, G, budget, self.n_bisect)
+        if z is None:
+            return touching_configuration(R, z_prev), dict(lam=np.inf)
+        return z, dict(lam=lam)
+
 class Biased:
-    "Selector for G-MM's biased bounds: maximise a separable bias within the regret budget (Lagrangian sweep)."
+    "Selector for G-MM's biased bounds: maximise a bias within the regret budget."
 
     def __init__(self, bias, n_bisect=50):
-        if not callable(bias):
-            raise TypeError(f"bias={bias!r} must be callable: bias(problem, w_prev, z_prev, rng) -> scores")
+        if not (callable(bias) or hasattr(bias, "start")):
+            raise TypeError(f"bias={bias!r} must be a function bias(R, z_prev, rng) -> scores, or have "
+                            "start(problem, rng)")
         self.bias, self.n_bisect = bias, n_bisect
-        self.info = {}
 
     def __repr__(self): return f"biased({getattr(self.bias, '__name__', self.bias)!r})"
 
-    def __call__(self, problem, w_prev, v_prev, z_prev, rng):
-        R = np.asarray(problem.regrets(w_prev), dtype=float)
-        z_touch = touching_configuration(R, z_prev)
-        B = regret_budget(problem, w_prev, v_prev)
-        self.info = dict(budget=B, spent=0.0, lam=np.inf)
-        if B <= 1e-12 * max(1.0, abs(float(v_prev))):
-            return z_touch
-        G = np.asarray(self.bias(problem, w_prev, z_prev, rng), dtype=float)
-        if G.shape != R.shape:
-            raise ValueError(f"bias returned scores of shape {G.shape}; they must match regrets' {R.shape}")
-        if not np.all(np.isfinite(G[np.isfinite(R)])):
-            raise ValueError("bias returned NaN or infinite scores for allowed latent values")
-        fits = R <= B
-        rows = np.arange(len(R))
+    def start(self, problem, rng):
+        "The selector for one run: the bias's per-run state is made here, never stored on `self`."
+        scorer = self.bias.start(problem, rng) if hasattr(self.bias, "start") else self.bias
+        return _BiasedRun(scorer, self.n_bisect)
 
-        def pick(lam):
-            z = np.argmax(np.where(fits, G - lam * np.where(fits, R, 0.0), -np.inf), axis=1)
-            return z, R[rows, z].sum()
-
-        z, spent = pick(0.0)
-        lam = 0.0
-        if spent > B:
-            lo, hi = 0.0, 1.0
-            z, spent = pick(hi)
-            while spent > B and hi < 1e300:
-                lo, hi = hi, hi * 4.0
-                z, spent = pick(hi)
-            if spent > B:
-                return z_touch
-            for _ in range(self.n_bisect):
-                mid = math.sqrt(lo * hi) if lo > 0 else hi / 2.0
-                z_mid, s_mid = pick(mid)
-                if s_mid <= B:
-                    hi, z, spent = mid, z_mid, s_mid
-                else:
-                    lo = mid
-            lam = hi
-        self.info.update(spent=spent / B, lam=lam)
-        return z
+    def __call__(self, R, budget, z_prev, rng):
+        if hasattr(self.bias, "start"):
+            raise TypeError(f"{self.bias!r} keeps per-run state: use the selector through `gmm`, or call "
+                            "`start(problem, rng)` first")
+        return _BiasedRun(self.bias, self.n_bisect)(R, budget, z_prev, rng)
 
 def biased(bias, n_bisect=50) -> Biased:
-    "G-MM's biased bound: argmax of a separable `bias` over the valid set (Lagrangian sweep on the budget)."
+    "G-MM's biased bound: argmax of a `bias` over the valid set."
     return Biased(bias, n_bisect)
 
 # %% ../nbs/02_selection.ipynb #eebebaac
@@ -232,30 +232,54 @@ class SubsetUpdate:
         if not float(growth) > 1.0:
             raise ValueError(f"growth={growth!r} must be > 1 so that the subset grows")
         self.fraction, self.growth = float(fraction), float(growth)
-        self.info = {}
 
     def __repr__(self): return f"subset_update(fraction={self.fraction}, growth={self.growth})"
 
-    def __call__(self, problem, w_prev, v_prev, z_prev, rng):
-        R = np.asarray(problem.regrets(w_prev), dtype=float)
+    def __call__(self, R, budget, z_prev, rng):
         z_touch = touching_configuration(R, z_prev)
         n = len(R)
         if z_prev is None:
-            self.info = dict(subset=1.0)
-            return z_touch
-        B = regret_budget(problem, w_prev, v_prev)
+            return z_touch, dict(subset=1.0)
         perm = rng.permutation(n)
         keep_cost = R[perm, np.asarray(z_prev)[perm]]
         # cost of keeping every variable from position m of the permutation on: suffix[m]
         suffix = np.concatenate([np.cumsum(keep_cost[::-1])[::-1], [0.0]])
         m = max(1, math.ceil(self.fraction * n))
-        while m < n and not suffix[m] <= B:
+        while m < n and not suffix[m] <= budget:
             m = min(n, math.ceil(m * self.growth))
         z = np.array(z_prev, copy=True)
         z[perm[:m]] = z_touch[perm[:m]]
-        self.info = dict(subset=m / n)
-        return z
+        return z, dict(subset=m / n)
 
 def subset_update(fraction=0.1, growth=2.0) -> SubsetUpdate:
     "G-MM's subset rule: touching re-imputation on a random subset, enlarged (x `growth`) until the bound is valid."
     return SubsetUpdate(fraction, growth)
+
+# %% ../nbs/02_selection.ipynb #04839758
+SELECTORS = ("touching", "random", "biased", "subset")
+
+def make_selector(bound="touching",  # a rule name in `SELECTORS`, or a selector (returned as it is)
+                  *,
+                  bias=None,         # the bias of `bound="biased"` (see `biased`)
+                  n_steps=None,      # walk length of `bound="random"` (None: the walk's default)
+                  fraction=0.1,      # initial subset of `bound="subset"`
+                 ):
+    "The selector for a bound rule; options that the rule does not use must be left at their defaults."
+    if not isinstance(bound, str):
+        if callable(bound) or hasattr(bound, "start"):
+            return bound
+        raise ValueError(f"bound={bound!r} must be one of {SELECTORS} or a selector "
+                         "select(R, budget, z_prev, rng) -> (z, info)")
+    if bound not in SELECTORS:
+        raise ValueError(f"bound={bound!r} must be one of {SELECTORS} or a selector")
+    if bias is not None and bound != "biased":
+        raise ValueError(f"bias={bias!r} is used only with bound='biased', not bound={bound!r}")
+    if bound == "touching":
+        return touching()
+    if bound == "random":
+        return random_walk(n_steps)
+    if bound == "subset":
+        return subset_update(fraction)
+    if bias is None:
+        raise ValueError("bound='biased' needs a bias, e.g. latent_mm.bias.multifold_mil(n_folds=10)")
+    return biased(bias)

@@ -12,8 +12,8 @@ import numpy as np
 from .core import LatentProblem, gmm
 
 # %% auto #0
-__all__ = ['InvariantError', 'check_trace', 'MinOfQuadratics', 'SmoothDC', 'RandomAnchor', 'random_anchor', 'plot_trace',
-           'theory_table', 'format_table', 'reproduce']
+__all__ = ['InvariantError', 'check_trace', 'MinOfQuadratics', 'SmoothDC', 'TouchingAnchor', 'touching_anchor', 'RandomAnchor',
+           'random_anchor', 'plot_trace', 'theory_table', 'format_table', 'reproduce']
 
 # %% ../nbs/01_theory.ipynb #c0b2e7cd
 class InvariantError(AssertionError):
@@ -126,12 +126,25 @@ class SmoothDC(LatentProblem):
         return self.A @ w - self.b - self._grad_g(w)
 
 # %% ../nbs/01_theory.ipynb #28ddf3ef
+class TouchingAnchor:
+    "MM for `SmoothDC`-like problems: the anchor whose bound touches F at w_prev (continuous-latent protocol)."
+    protocol = "continuous"
+
+    def __call__(self, problem, w_prev, v_prev, z_prev, rng):
+        return problem.touching(w_prev), {}
+
+    def __repr__(self): return "touching_anchor()"
+
+def touching_anchor() -> TouchingAnchor:
+    "MM's bound for problems with a continuous latent variable and a `touching(w)` method."
+    return TouchingAnchor()
+
 class RandomAnchor:
     "Selector for `SmoothDC`-like problems: a Gaussian anchor around w_prev, shrunk until the bound is valid."
+    protocol = "continuous"
 
     def __init__(self, scale=1.0, max_halvings=60):
         self.scale, self.max_halvings = float(scale), int(max_halvings)
-        self.info = {}
 
     def __repr__(self): return f"random_anchor(scale={self.scale})"
 
@@ -140,11 +153,9 @@ class RandomAnchor:
         for halvings in range(self.max_halvings):
             a = w_prev + step
             if problem.bound(a, w_prev) <= v_prev:
-                self.info = dict(halvings=float(halvings), distance=float(np.linalg.norm(step)))
-                return a
+                return a, dict(halvings=float(halvings), distance=float(np.linalg.norm(step)))
             step = step / 2.0
-        self.info = dict(halvings=float(self.max_halvings), distance=0.0)
-        return problem.touching(w_prev)
+        return problem.touching(w_prev), dict(halvings=float(self.max_halvings), distance=0.0)
 
 def random_anchor(scale=1.0, max_halvings=60) -> RandomAnchor:
     "Random valid anchor for smooth DC problems (G-MM's random bounds with a continuous latent variable)."
@@ -170,18 +181,19 @@ def plot_trace(result, ax=None, title=None):
     return ax
 
 # %% ../nbs/01_theory.ipynb #dbed257d
+from .runner import experiment
+
 def _selectors_for(problem):
     "(name, selector factory, eta) triples that apply to a toy problem."
     from latent_mm.selection import biased, random_walk, subset_update, touching
     if isinstance(problem, SmoothDC):
-        rules = [("random anchor", lambda: random_anchor(1.0))]
+        mm, rules = touching_anchor, [("random anchor", lambda: random_anchor(1.0))]
     else:
-        def prefer_high_index(problem, w_prev, z_prev, rng):
-            R = problem.regrets(w_prev)
+        def prefer_high_index(R, z_prev, rng):
             return np.broadcast_to(np.arange(R.shape[1], dtype=float), R.shape)
-        rules = [("random walk", random_walk), ("biased", lambda: biased(prefer_high_index)),
-                 ("subset", lambda: subset_update(0.1))]
-    return [("touching (MM)", touching, 1.0)] + [(n, f, eta) for n, f in rules for eta in (0.5, 0.1, 0.02)]
+        mm, rules = touching, [("random walk", random_walk), ("biased", lambda: biased(prefer_high_index)),
+                               ("subset", lambda: subset_update(0.1))]
+    return [("touching (MM)", mm, 1.0)] + [(n, f, eta) for n, f in rules for eta in (0.5, 0.1, 0.02)]
 
 def theory_table(n_seeds=5, random_state=0) -> list[dict]:
     "Run every selector and eta on both toy problems; one row per setting, averaged over `n_seeds` seeds."
@@ -216,6 +228,7 @@ def format_table(rows, columns=None, floatfmt="{:.4g}") -> str:
     line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths))
     return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
+@experiment("theory", summary="G-MM invariants and Theorems 1-2 on toy problems", run_time="a few seconds")
 def reproduce(out: str = "latent_mm_results/theory", seeds: int = 5) -> list[dict]:
     """Check G-MM's invariants and Theorems 1-2 on the toy problems: print a table, write `theory.png`/`theory.csv`."""
     import matplotlib

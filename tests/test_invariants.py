@@ -11,8 +11,8 @@ from latent_mm.selection import biased, random_walk, subset_update, touching, to
 from latent_mm.theory import InvariantError, MinOfQuadratics, SmoothDC, check_trace, random_anchor
 
 
-def random_bias(problem, w_prev, z_prev, rng):
-    return rng.normal(size=problem.regrets(w_prev).shape)
+def random_bias(R, z_prev, rng):
+    return rng.normal(size=R.shape)
 
 
 SELECTORS = {
@@ -57,24 +57,29 @@ def test_selectors_stay_within_budget(n, m, budget, seed):
     R[np.arange(n), rng.integers(0, m, n)] = 0.0
     R -= R.min(1, keepdims=True)
 
-    class Fixed:
-        def regrets(self, w): return R
-        def objective(self, w): return 1.0
-
     z_prev = touching_configuration(R)
     for sel in (touching(), random_walk(), random_walk(n_steps=200), biased(random_bias), subset_update(0.3)):
-        z = sel(Fixed(), None, 1.0 + budget, z_prev, rng)
+        z, info = sel(R, budget, z_prev, rng)
+        assert isinstance(info, dict)
         assert R[np.arange(n), z].sum() <= budget + 1e-9
-    # zero budget: every rule returns the touching configuration
+    # zero budget: every rule picks zero-regret values only (moves between tied values are free)
     for sel in (random_walk(), biased(random_bias)):
-        np.testing.assert_array_equal(sel(Fixed(), None, 1.0, z_prev, rng), z_prev)
+        z, _ = sel(R, 0.0, z_prev, rng)
+        np.testing.assert_array_equal(R[np.arange(n), z], 0.0)
+
+
+def test_random_walk_moves_freely_between_ties():
+    R = np.zeros((500, 3))
+    z, info = random_walk(n_steps=20 * 500)(R, 0.0, np.zeros(500, int), np.random.default_rng(0))
+    assert info["movable"] == 500
+    assert 0.5 < np.mean(z != 0) < 0.8                         # uniform over 3 tied values: 2/3 move
 
 
 def test_engine_rejects_invalid_bounds_and_bad_input():
     problem = MinOfQuadratics(n=10, random_state=0)
 
-    def worst(problem, w_prev, v_prev, z_prev, rng):
-        return problem.regrets(w_prev).argmax(1)
+    def worst(R, budget, z_prev, rng):
+        return R.argmax(1), {}
 
     with pytest.raises(InvalidBoundError, match="iteration 1"):
         gmm(problem, np.zeros(2), worst)

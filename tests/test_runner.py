@@ -36,3 +36,84 @@ def counting(seed, calls):
     with open(calls, "a") as f:
         f.write(f"{seed}\n")
     return dict(value=seed ** 2)
+
+
+def test_complete_last_record_without_newline_is_kept(tmp_path):
+    calls, path = tmp_path / "calls.txt", tmp_path / "r.jsonl"
+    configs = [dict(seed=s, calls=str(calls)) for s in range(4)]
+    run_trials(counting, configs[:2], results=path, progress=False)
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))          # a record written by a tool that ends no line
+    rows = run_trials(counting, configs, results=path, progress=False)
+    assert calls.read_text().split() == ["0", "1", "2", "3"]     # nothing ran twice
+    assert [r["value"] for r in rows] == [0, 1, 4, 9]
+    assert sorted(r["config"]["seed"] for r in load_results(path).values()) == [0, 1, 2, 3]
+    assert len(path.read_text().splitlines()) == 4
+
+
+SHARED_SWEEP = """
+import os, sys, time
+from pathlib import Path
+from latent_mm.runner import run_trials
+
+folder = Path(sys.argv[1])
+def slow(seed):
+    with open(folder / "calls.txt", "a") as f:
+        f.write(f"{seed}\\n")
+    time.sleep(0.15)
+    return dict(value=seed ** 2, sweep=os.environ["SWEEP_PROCESS"])
+
+os.environ["SWEEP_PROCESS"] = str(os.getpid())      # inherited by the worker processes
+(folder / f"ready-{os.getpid()}").touch()                   # start together: wait for the other process
+while len(list(folder.glob("ready-*"))) < 2:
+    time.sleep(0.01)
+rows = run_trials(slow, [dict(seed=s) for s in range(12)], results=folder / "r.jsonl", n_jobs=int(sys.argv[2]),
+                  progress=False)
+print(sorted(r["value"] for r in rows))
+"""
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_two_processes_share_one_results_file(tmp_path, n_jobs):
+    import subprocess
+    import sys
+    script = tmp_path / "sweep.py"
+    script.write_text(SHARED_SWEEP)
+    procs = [subprocess.Popen([sys.executable, str(script), str(tmp_path), str(n_jobs)], stdout=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    expected = str([s ** 2 for s in range(12)])
+    assert [o.strip() for o in outs] == [expected, expected]      # each process returns the whole sweep
+    calls = (tmp_path / "calls.txt").read_text().split()
+    assert sorted(map(int, calls)) == list(range(12))              # every trial ran once
+    records = load_results(tmp_path / "r.jsonl")
+    assert len(records) == 12 and len((tmp_path / "r.jsonl").read_text().splitlines()) == 12
+    assert len({r["result"]["sweep"] for r in records.values()}) == 2   # both processes did some of the work
+    assert not list(tmp_path.glob(".r.jsonl.*.claim"))              # claim files go with their trials
+
+
+def test_multiprocessing_backend(tmp_path):
+    configs = [dict(seed=s) for s in range(5)]
+    rows = run_trials(square, configs, results=tmp_path / "r.jsonl", n_jobs=2, backend="multiprocessing",
+                      progress=False)
+    assert rows == run_trials(square, configs, progress=False)
+    assert len(load_results(tmp_path / "r.jsonl")) == 5
+
+
+@pytest.mark.parametrize("bad, says", [(b'{"seed": 2, "value": 4}', "line 2: a record must be a JSON object"),
+                                       (b'{"config": {"seed": 2}, "result": "\xff"}', "line 2: not UTF-8"),
+                                       (b'{"config": {"seed": 2}, "result"', "line 2: not valid JSON")])
+def test_a_bad_line_is_named(tmp_path, bad, says):
+    path = tmp_path / "r.jsonl"
+    run_trials(square, [dict(seed=s) for s in (0, 1)], results=path, progress=False)
+    first, second = path.read_bytes().splitlines()
+    path.write_bytes(first + b"\n" + bad + b"\n" + second + b"\n")
+    for load in (lambda: load_results(path), lambda: run_trials(square, [dict(seed=0)], results=path, progress=False)):
+        with pytest.raises(ValueError, match=f"r.jsonl, {says}"):
+            load()
+
+
+@pytest.mark.parametrize("n_jobs", [0, 1.5, True])
+def test_n_jobs_is_checked(n_jobs):
+    with pytest.raises(ValueError, match=f"n_jobs={n_jobs!r} must be a nonzero integer"):
+        run_trials(square, [dict(seed=0)], n_jobs=n_jobs)

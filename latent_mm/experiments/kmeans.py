@@ -181,6 +181,8 @@ def explore(dataset="d31", init="random-partition", eta=0.02, trial=0):
     return km, gm
 
 # %% ../../nbs/experiments/01_kmeans_table1.ipynb #0d7d1fe7
+from ..runner import experiment
+
 def plot_table1(summary, path=None):
     "Mean (bar) and best (dot) per data set, init and method; the paper's mean (black tick) and best (star)."
     import matplotlib.pyplot as plt
@@ -204,6 +206,7 @@ def plot_table1(summary, path=None):
         plt.close(fig)
     return fig
 
+@experiment("kmeans", summary="k-means vs G-MM on four data sets: Table 1 and Table 4 (iterations)", run_time="about 1 min on 2 cores")
 def reproduce(out: str = "latent_mm_results/kmeans", trials: int = 2, datasets: list = list(DATASETS),
               n_jobs: int = 2, eta: float = 0.02, progress: bool = True) -> list[dict]:
     """G-MM vs k-means (Table 1 of Naderi et al. 2019): print ours beside the paper's, write CSV and PNG.

@@ -153,6 +153,8 @@ def plot_figure3(rows, init="top-left", axes=None):
     return axes
 
 # %% ../../nbs/experiments/02_lssvm_localization.ipynb #f3f3cdf0
+from ..runner import experiment
+
 FULL = dict(n_per_class=20, n_random=100)   # the committed full-size run
 CI = dict(n_per_class=12, n_random=100)     # what the tests run
 
@@ -162,6 +164,7 @@ def write_table_csv(rows, path):
     write_csv(table, path)
     return table
 
+@experiment("lssvm", summary="latent SVM localization, CCCP vs G-MM: Table 2, Figure 3", run_time="about 4 min on 2 cores")
 def reproduce(out: str = "latent_mm_results/lssvm", n_per_class: int = 20, n_random: int = 100, n_jobs: int = 2,
               seed: int = 0) -> list[dict]:
     """Table 2 and Figure 3 of G-MM on the localization stand-in: print the table, write `table2.csv`,
