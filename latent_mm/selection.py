@@ -128,7 +128,7 @@ def _metropolis(R, budget, z, slack, movable, start, cand, n_steps, state):
             j = _randint(state, m)
             while j == zi or not R[i, j] <= budget:
                 j = _randint(state, m)
-        delta = R[i, j] - R[i, zi]
+        delta = float(R[i, j]) - float(R[i, zi])        # float64 even when R is float32
         if delta <= slack:
             z[i] = j
             slack -= delta
@@ -229,7 +229,7 @@ def _repair(R, z, touch, rows, slack, state):
         i = moved[q]
         moved[q] = moved[k - 1]
         k -= 1
-        slack += R[i, z[i]] - R[i, touch[i]]
+        slack += float(R[i, z[i]]) - float(R[i, touch[i]])
         z[i] = touch[i]
     return slack, n_moved - k
 
@@ -275,7 +275,7 @@ class RandomWalk:
     From a product-law draw (`init="product"`) or the touching configuration (`init="touching"`), `n_sweeps`
     Metropolis steps per movable variable (or exactly `n_steps`). `info`: the walk's acceptance rate, the number of
     movable variables, the product law's `beta`, the variables reset to fit the budget (`resets`) and those off
-    their touching value at the end (`moved`)."""
+    their touching value at the end (`moved`). `R` may be float32 (sums are float64 either way)."""
 
     def __init__(self, n_sweeps=N_SWEEPS, *, init="product", n_steps=None):
         if isinstance(n_sweeps, bool) or not (isinstance(n_sweeps, (int, float, np.number)) and n_sweeps >= 0):
@@ -291,12 +291,16 @@ class RandomWalk:
         return f"random_walk({length}, init={self.init!r})"
 
     def __call__(self, R, budget, z_prev, rng):
-        R = np.ascontiguousarray(R, dtype=np.float64)
+        R = np.asarray(R)
+        R = np.ascontiguousarray(R, dtype=R.dtype if R.dtype in (np.float32, np.float64) else np.float64)
         z_prev = np.empty(0, np.int64) if z_prev is None else np.ascontiguousarray(z_prev, dtype=np.int64)
         if z_prev.size and (z_prev.shape != R.shape[:1] or z_prev.min() < 0 or z_prev.max() >= R.shape[1]):
             raise ValueError(f"z_prev must hold {R.shape[0]} values in 0..{R.shape[1] - 1}")
+        if not float(budget) >= 0:
+            raise ValueError(f"budget={budget!r} must be a number >= 0")
+        budget = min(float(budget), np.finfo(float).max)       # so that forbidden (+inf) values never fit
         seed = np.random.default_rng(rng).integers(2**63, dtype=np.uint64)
-        z, info = _random_bound(R, float(budget), z_prev, float(self.n_sweeps),
+        z, info = _random_bound(R, budget, z_prev, float(self.n_sweeps),
                                 -1 if self.n_steps is None else int(self.n_steps), self.init == "product",
                                 _N_BETA_ROWS, seed)
         return z, dict(zip(("acceptance", "movable", "beta", "resets", "moved"), map(float, info)))
