@@ -7,7 +7,6 @@ Chromium (or without npm, for the pages' JavaScript) these tests are skipped, wi
 in CI (the `CI` environment variable set) they fail instead.
 """
 import contextlib
-import fcntl
 import functools
 import http.server
 import json
@@ -20,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from latent_mm.docs import build_site, npm_assets, readme_markdown, sidebar_pages, page_url
+from shared import BUILD, SITE_STAMP, file_lock, run_id
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_site"
-BUILD = ROOT / "docs_build"
 SHOTS = BUILD / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -64,42 +63,30 @@ def test_quarto_sidebar_is_sound():
 # Build once per test run. Under pytest-xdist several workers may ask for the site: the first builds it under a
 # file lock, the others find it stamped with this run's id and reuse it.
 
-def _run_id():
-    return os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
-
-
-@contextlib.contextmanager
-def _lock(path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try: yield
-        finally: fcntl.flock(f, fcntl.LOCK_UN)
-
 
 @pytest.fixture(scope="session")
 def modules():
     "The npm packages of the site's JavaScript (`npm ci` once, if `.ci/run` has not run it)."
     if not (ROOT / "node_modules").exists() and shutil.which("npm") is None:
         _missing("npm", "apt-get update && apt-get install -y npm")
-    with _lock(BUILD / "npm.lock"): return npm_assets(ROOT)
+    with file_lock(BUILD / "npm.lock"): return npm_assets(ROOT)
 
 
 @pytest.fixture(scope="session")
 def site(modules):
-    stamp = BUILD / "site_run"          # this run's id, then "ok" or the build's error
-    with _lock(BUILD / "site.lock"):
+    stamp = SITE_STAMP
+    with file_lock(BUILD / "site.lock"):
         run, _, outcome = stamp.read_text().partition("\n") if stamp.exists() else ("", "", "")
         reuse = os.environ.get("LATENT_MM_REUSE_SITE") == "1" and (SITE / "pages.json").exists()
         if reuse: outcome = "ok"          # iterating on these checks: keep the site of an earlier build
-        elif run != _run_id():
+        elif run != run_id():
             try:
                 summary = build_site(ROOT, SITE, modules=modules)
                 outcome = "ok"
                 print(f"docs site built in {summary['seconds']}")
             except Exception as e:       # a failed build is reported once per worker, not rebuilt
                 outcome = f"{type(e).__name__}: {e}"
-            stamp.write_text(f"{_run_id()}\n{outcome}")
+            stamp.write_text(f"{run_id()}\n{outcome}")
     if outcome != "ok": pytest.fail(f"the docs build failed: {outcome}")
     return json.loads((SITE / "pages.json").read_text())
 
