@@ -335,3 +335,23 @@ def test_links_between_pages_resolve(site):
             if not (page.parent / path).resolve().exists():
                 broken.append(f"{page.relative_to(SITE)} -> {href}")
     assert not broken, broken
+
+
+def test_cells_with_imports_hold_only_imports():
+    """nbdev's docs processing runs every cell that imports something, on its own and before the rest of the
+    notebook has run; a cell that mixes imports with code then fails in the docs build only. The home page's
+    examples are exempt: each is self-contained, as a reader copies it."""
+    import nbformat
+    imports = re.compile(r"\s*(from\s+\S+\s+import|import)\s")
+    mixed = []
+    for nb in sorted((ROOT / "nbs").rglob("*.ipynb")):
+        if nb.name == "index.ipynb" or ".ipynb_checkpoints" in nb.parts:
+            continue
+        for i, cell in enumerate(nbformat.read(nb, as_version=4).cells):
+            lines = cell.source.splitlines()
+            if cell.cell_type != "code" or not lines or lines[0].startswith(("#| export", "#|export", "#| hide")):
+                continue
+            code = [l for l in lines if l.strip() and not l.lstrip().startswith("#")]
+            if any(imports.match(l) for l in code) and not all(imports.match(l) for l in code):
+                mixed.append(f"{nb.relative_to(ROOT / 'nbs')} cell {i}")
+    assert not mixed, f"move these cells' imports to the notebook's '#| hide' cell: {mixed}"
