@@ -107,8 +107,8 @@ def _check_real(name, value, rule="must be a finite number >= 0") -> float:
     return float(value)
 
 def _tol(rtol, *values) -> float:
-    "Absolute slack for comparing floats of the size of `values`."
-    return rtol * max(1.0, *(abs(float(x)) for x in values))
+    "Absolute slack for comparing floats of the size of `values` (relative, so that the units of F do not matter)."
+    return rtol * max(abs(float(x)) for x in values)
 
 def _n_changed(z, z_prev) -> int:
     "Number of latent variables that differ between two configurations (all of them when `z_prev` is None)."
