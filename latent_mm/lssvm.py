@@ -5,8 +5,12 @@
 # %% ../nbs/06_lssvm.ipynb #6708941b
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
 
 from .core import gmm
 from .selection import make_selector
@@ -21,6 +25,9 @@ class LatentMulticlass:
     and integer labels 0..n_classes-1. `n_classes=None` takes it from the labels seen by `LatentSSVM.fit`."""
 
     def __init__(self, n_classes=None):
+        if n_classes is not None and (isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer))
+                                      or n_classes < 1):
+            raise ValueError(f"n_classes={n_classes!r} must be None or an integer >= 1")
         self.n_classes = n_classes
 
     def __repr__(self): return f"LatentMulticlass(n_classes={self.n_classes})"
@@ -127,6 +134,7 @@ class LatentSSVMProblem:
         self.tol, self.max_passes = tol, max_passes
         self.rng = np.random.default_rng(random_state)
         self.state, self.last_solve = None, None
+        self.unconverged = []                                 # (pass count, relative gap) of every uncertified solve
         self.idx = np.arange(self.n)
         self._cache = None
 
@@ -162,6 +170,8 @@ class LatentSSVMProblem:
                    regularizer=self.regularizer, tol=self.tol, max_passes=self.max_passes, state=self.state,
                    w_prev=w_prev, random_state=self.rng, warn=False)
         self.state, self.last_solve = res.state, res
+        if not res.converged:
+            self.unconverged.append((res.n_passes, res.gap / max(res.primal, 1e-12)))
         return res.w
 
 # %% ../nbs/06_lssvm.ipynb #cc5c8a03
@@ -179,8 +189,8 @@ def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
     X = np.asarray(X, dtype=float)
     if X.ndim != 3:
         raise ValueError(f"X has shape {X.shape}; it must be (n_samples, n_latent, n_features)")
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"X has shape {X.shape}: it needs at least one example and one latent value")
+    if X.shape[0] == 0 or X.shape[1] == 0 or X.shape[2] == 0:
+        raise ValueError(f"X has shape {X.shape}: it needs at least one example, one latent value and one feature")
     bad = ~np.isfinite(X)
     if bad.any():
         i = int(np.argwhere(bad)[0][0])
@@ -191,6 +201,9 @@ def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
         y = np.asarray(y)
         if y.shape != (len(X),):
             raise ValueError(f"y has shape {y.shape}; expected ({len(X)},), one label per example")
+        if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+            i = int(np.flatnonzero(~np.isfinite(y))[0])
+            raise ValueError(f"y[{i}]={y[i]} is not a label: y must not contain NaN or infinite values")
         if n_classes is not None:
             out = ~np.isin(y, np.arange(n_classes))
             if out.any():
@@ -231,6 +244,9 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         "Train from w = 0 with initial latent values `h0` (default: latent value 0 for every example)."
         if not (isinstance(self.C, (int, float, np.number)) and np.isfinite(self.C) and self.C > 0):
             raise ValueError(f"C={self.C!r} must be a finite number > 0 (C = 1/lambda of eq. 8)")
+        if isinstance(self.max_passes, bool) or not (isinstance(self.max_passes, (int, np.integer))
+                                                     and self.max_passes >= 1):
+            raise ValueError(f"max_passes={self.max_passes!r} must be an integer >= 1")
         select = self._selector()
         model = LatentMulticlass() if self.model is None else self.model
         X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None), model=model)
@@ -242,6 +258,14 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         else:
             self.classes_, y_enc = np.arange(model.n_classes), y.astype(np.int64)
         self.model_ = model
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=float)
+            if sample_weight.shape != (len(X),):
+                raise ValueError(f"sample_weight has shape {sample_weight.shape}; it must be ({len(X)},), one "
+                                 "weight per example")
+            if not (np.all(np.isfinite(sample_weight)) and np.all(sample_weight >= 0)):
+                i = int(np.flatnonzero(~(np.isfinite(sample_weight) & (sample_weight >= 0)))[0])
+                raise ValueError(f"sample_weight[{i}]={sample_weight[i]} must be finite and >= 0")
         h0 = np.zeros((len(X),) + model.latent_shape(X), dtype=np.int64) if h0 is None else h0
         rng = np.random.default_rng(self.random_state)
         self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight,
@@ -254,17 +278,41 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         self.coef_ = res.w.reshape(model.coef_shape(X.shape[2]))
         self.latent_ = res.z.reshape(h0.shape) if res.z is not None else h0
         self.objective_ = float(self.problem_.objective(res.w))
-        self.n_iter_, self.converged_ = res.n_iter, res.converged
-        self.n_features_in_ = X.shape[2]
+        self.n_iter_, self.n_features_in_ = res.n_iter, X.shape[2]
+        self.converged_ = res.converged and not self.problem_.unconverged
+        self._warn_if_degenerate()
         return self
 
+    def _warn_if_degenerate(self):
+        "Say so when a bound solve was not certified, or when training ended at w = 0."
+        bad = self.problem_.unconverged
+        if bad:
+            worst = max(g for _, g in bad)
+            warnings.warn(f"{len(bad)} of {self.n_iter_} bound solves stopped at max_passes={self.max_passes} before "
+                          f"their duality gap reached tol={self.tol} (worst relative gap {worst:.3g}); the result is not "
+                          "certified: raise max_passes, or standardise the features (large C or large features need "
+                          "many more passes)", ConvergenceWarning, stacklevel=3)
+        if not np.any(self.coef_):
+            warnings.warn("training ended at w = 0, where every latent value ties: the first bound (from h0) is "
+                          "minimised by w = 0, so nothing was learned. Pass informative initial latent values h0 "
+                          "(e.g. from a simpler model), or another C", UserWarning, stacklevel=3)
+
+    def _check_X(self, X, y=None):
+        "Validate X for a fitted estimator: NotFittedError before fit, the training's number of features."
+        check_is_fitted(self, "coef_")
+        X, y, _ = check_latent_data(X, y, model=self.model_)
+        if X.shape[2] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[2]} features per latent value, but LatentSSVM was fitted with "
+                             f"{self.n_features_in_}")
+        return X, y
+
     def predict(self, X):
-        X, _, _ = check_latent_data(X, model=self.model_)
+        X, _ = self._check_X(X)
         return self.classes_[self.model_.predict(X, self.coef_.ravel())]
 
     def predict_latent(self, X, y=None):
         "Latent values: of the predicted class, or (with y) the latent completion for the given labels."
-        X, y, _ = check_latent_data(X, y, model=self.model_)
+        X, y = self._check_X(X, y)
         if y is None:
             return self.model_.inference(X, self.coef_.ravel())[1]
         out = ~np.isin(y, self.classes_)
@@ -341,9 +389,14 @@ class _FixedLatentBinary(_FixedLatent):
         return pos.reshape(self.n_samples, -1)
 
     def loss_augmented(self, w, i):
-        S = self.model.augment(self.model.scores(self.X[i:i + 1], w), self.y[i:i + 1])[0]
-        h, k = divmod(int(S.argmax()), 2)
-        return self._phi(i, k, h), float(self.model.loss(self.y[i], k)), h * 2 + k
+        "The loss-augmented output of example i, scored directly (the solver's inner loop: no (n_latent, 2) array)."
+        wrong = float(self.y[i] != 1)
+        pos = self.X[i] @ w[self.d:]
+        h = int(pos.argmax())
+        neg = self.Xbar[i] @ w[:self.d] + (1.0 - wrong)
+        if neg >= pos[h] + wrong:
+            return self._phi(i, 0, 0), 1.0 - wrong, 0
+        return self._phi(i, 1, h), wrong, h * 2 + 1
 
     def enumerate(self, i):
         Phi, valid = self.model.joint_features(self.X[i:i + 1])

@@ -81,7 +81,10 @@ class SelfPacedSSVM(LatentSSVM):
 def _prepare(est, X, y, h0):
     "Validated data, the model with its classes, encoded labels and h0 (as `LatentSSVM.fit`)."
     model = LatentMulticlass() if est.model is None else est.model
-    X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None))
+    X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None), model=model)
+    if model.latent_shape(X) != ():
+        raise ValueError(f"model {model!r} has latent variables of shape {model.latent_shape(X)} per example; "
+                         "self-paced learning needs one latent variable per example")
     if model.n_classes is None:
         est.classes_, y_enc = np.unique(y, return_inverse=True)
         if len(est.classes_) < 2:
@@ -100,6 +103,8 @@ def _solve(est, problem, z, v, w):
     weighted.state = problem.state
     w = weighted.minimize_bound(z, w)
     problem.state = weighted.state
+    problem.unconverged += weighted.unconverged            # uncertified solves are reported by `fit`
+    problem.n_solves = getattr(problem, "n_solves", 0) + 1
     return w
 
 # %% ../nbs/09_spl.ipynb #1cf6d0ab
@@ -124,6 +129,17 @@ def _acs(est, problem, criterion, w, z, threshold):
     return w, v_start, v_prev, est.max_inner
 
 # %% ../nbs/09_spl.ipynb #02ae541e
+def _warn_uncertified(est):
+    "Say so when bound solves were not certified or training ended at w = 0 (as `LatentSSVM` does)."
+    bad = est.problem_.unconverged
+    if bad:
+        warnings.warn(f"{len(bad)} of {est.problem_.n_solves} bound solves stopped at max_passes={est.max_passes} "
+                      f"before their duality gap reached tol={est.tol} (worst relative gap {max(g for _, g in bad):.3g}); "
+                      "the result is not certified: raise max_passes", ConvergenceWarning, stacklevel=3)
+    if not np.any(est.coef_):
+        warnings.warn("training ended at w = 0, where every latent value ties: pass informative initial latent "
+                      "values h0, or another C", UserWarning, stacklevel=3)
+
 _COLUMNS = ("phase", "K", "threshold", "share_start", "share", "objective", "spl_objective", "n_inner", "changed", "time")
 
 def _fit(self, X, y, h0=None):
@@ -173,11 +189,12 @@ def _fit(self, X, y, h0=None):
     self.history_ = {k: np.asarray(x, dtype=float) for k, x in hist.items()}
     self.history_["selected"], self.history_["selected_start"] = np.array(selected), np.array(started)
     self.history_["latent"] = np.array(latents)
-    self.coef_ = w.reshape(model.n_classes, X.shape[2])
+    self.coef_ = w.reshape(model.coef_shape(X.shape[2]))
     self.latent_ = z
     self.objective_ = float(problem.objective(w))
-    self.n_iter_, self.converged_ = len(hist["phase"]), converged
+    self.n_iter_, self.converged_ = len(hist["phase"]), converged and not problem.unconverged
     self.n_features_in_ = X.shape[2]
+    _warn_uncertified(self)
     if not converged:
         warnings.warn(f"SelfPacedSSVM did not converge in max_iter={self.max_iter} iterations (share selected "
                       f"{hist['share'][-1]:.2f}); raise max_iter or eps", ConvergenceWarning, stacklevel=2)
