@@ -194,8 +194,6 @@ def reproduce(out: str = "latent_mm_results/group_norm_components", seeds: int =
               n_fixed: list = [1, 2, 3, 4, 5, 6], n_test: int = 300, n_jobs: int = 2, progress: bool = True) -> dict:
     """The component-selection experiment of Chen et al. (§6.2) on the subcategory stand-in: print Tables 3 and 4,
     write them as CSV, a PNG and the trials (resumable) to `out`. `seeds`: data sets drawn (the tables above: 5)."""
-    import matplotlib
-    matplotlib.use("Agg")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = components_trials(seeds=seeds, lams=tuple(lams), n_fixed=tuple(n_fixed), n_test=n_test,

@@ -229,8 +229,6 @@ def reproduce(out: str = "latent_mm_results/group_norm_digits", seeds: int = 1,
               n_jobs: int = 2, progress: bool = True) -> dict:
     """The digit experiment of Chen et al. (§6.1) on rotated 8x8 digits: print Tables 1-2 and the lam sweep, write
     them as CSV, Figure 2 as PNG and the trials (resumable) to `out`. `seeds` per pair (the tables above: 5)."""
-    import matplotlib
-    matplotlib.use("Agg")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = digits_trials(pairs=[_pair(p) for p in pairs], seeds=seeds, lam=lam, sweep=tuple(sweep),
