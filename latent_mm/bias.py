@@ -12,7 +12,7 @@ import numpy as np
 
 from .lssvm import _FixedLatent
 from .selection import touching_configuration
-from .solvers import bcfw
+from .solvers import bcfw, solve_ssvm
 
 # %% auto #0
 __all__ = ['MultiFoldMIL', 'multifold_mil', 'anti_starvation', 'grid_edges', 'potts_energy', 'alpha_expansion',
@@ -56,9 +56,9 @@ class _MultiFoldRun:
         G = np.empty((p.n, X.shape[1]))
         for k in range(self.spec.n_folds):                   # K independent solves, one per fold
             train, held = self.fold_ != k, self.fold_ == k
-            res = bcfw(_FixedLatent(model, X[train], y[train], z[train]), p.lam, sample_weight=p.s[train],
-                       regularizer=p.regularizer, tol=self.spec.tol, max_passes=self.spec.max_passes,
-                       state=self.states[k], random_state=rng, warn=False)
+            res = solve_ssvm(_FixedLatent(model, X[train], y[train], z[train]), p.lam, sample_weight=p.s[train],
+                             regularizer=p.regularizer, tol=self.spec.tol, max_passes=self.spec.max_passes,
+                             solver=getattr(p, "solver", "auto"), state=self.states[k], random_state=rng, warn=False)
             self.states[k], self.coef_[k] = res.state, res.w
             S = model.scores(X[held], res.w)                  # (m, n_latent, n_classes)
             top = model.augment(S, y[held]).max((1, 2))

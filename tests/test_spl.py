@@ -136,7 +136,8 @@ def test_cli_spl_motif_and_resume(tmp_path, capsys):
     assert len(lines) == 12                                   # 3 proteins x 4 methods
     # an interrupted sweep: keep 5 finished trials and half of the sixth; the rerun runs only what is missing
     trials.write_text("\n".join(lines[:5]) + "\n" + lines[5][:40])
-    main(args)
+    with pytest.warns(UserWarning, match="truncated last line"):
+        main(args)
     again = trials.read_text().splitlines()
     assert len(again) == 12 and again[:5] == lines[:5]
     seconds = {json.dumps(json.loads(l)["config"], sort_keys=True): json.loads(l)["seconds"] for l in again}
