@@ -171,8 +171,6 @@ def reproduce(out: str = "latent_mm_results/scene", grid: list = [10, 10], n_tra
               separation: float = 1.5, seeds: int = 5, runs: int = 3, n_jobs: int = 2) -> list[dict]:
     """Table 3 (accuracy and objective, paper beside ours), Table 4's scene rows and the part-map figure on the
     scene stand-in: print the tables, write `table3.csv`, `trials.jsonl` (resumable) and `part_maps.png` to `out`."""
-    import matplotlib
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from latent_mm.theory import format_table
     if len(grid) != 2:

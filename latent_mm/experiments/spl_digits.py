@@ -113,8 +113,6 @@ def reproduce(out: str = "latent_mm_results/spl_digits", pairs: tuple = ("1-7", 
               Cs: tuple = (25.0, 50.0, 100.0), n_jobs: int = 2) -> list[dict]:
     """SPL Figure 3 on the rotated-digits stand-in (`pairs` as "a-b", `Cs` the C values): print the table, write
     `spl_digits_figure3.csv`, `trials.jsonl` (resumable) and `figure3.png` to `out`."""
-    import matplotlib
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from latent_mm.theory import format_table
     out = Path(out)

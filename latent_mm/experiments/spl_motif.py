@@ -203,8 +203,6 @@ def reproduce(out: str = "latent_mm_results/spl_motif", n: int = 300, C: float =
               n_seeds: int = 4, n_jobs: int = 2) -> list[dict]:
     """SPL Table 1 and Figure 2 on the motif stand-in (CCCP, SPL with slack, entropy and novelty): print the
     tables, write `spl_motif_table1.csv`, `spl_motif_stuck.csv`, `trials.jsonl` (resumable) and `figure2.png`."""
-    import matplotlib
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from latent_mm.theory import format_table
     out = Path(out)
