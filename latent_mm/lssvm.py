@@ -46,7 +46,8 @@ class LatentMulticlass:
     def scores(self, X, w):
         "S[i, h, y] = w_y . x_ih for all examples at once, shape (n, n_latent, n_classes)."
         W = np.asarray(w, float).reshape(self.n_classes, -1)
-        return np.asarray(X) @ W.T
+        X = np.asarray(X, float)
+        return (X.reshape(-1, X.shape[-1]) @ W.T).reshape(X.shape[:-1] + (self.n_classes,))   # one matrix product
 
     def latent(self, X, y, w):
         "Latent completion: argmax_h w . phi(x_i, y_i, h) for every example."
@@ -113,9 +114,9 @@ class _FixedLatent:
         "Sum over examples of s_i (phi_i, L_i) at every example's loss-augmented output, all examples at once."
         S = self.model.augment(self.model.scores(self.X, w), self.y)
         h, k = np.divmod(S.reshape(self.n_samples, -1).argmax(1), self.K)
-        phi = np.zeros((self.K, self.d))
-        np.add.at(phi, k, s[:, None] * self.X[np.arange(self.n_samples), h])
-        return phi.ravel(), float(s @ self.model.loss(self.y, k))
+        weights = np.zeros((self.K, self.n_samples))
+        weights[k, np.arange(self.n_samples)] = s                   # example i adds s_i x_ih to block k
+        return (weights @ self.X[np.arange(self.n_samples), h]).ravel(), float(s @ self.model.loss(self.y, k))
 
     def enumerate(self, i):
         K, H = self.K, self.X.shape[1]
@@ -413,9 +414,9 @@ class _FixedLatentBinary(_FixedLatent):
         S = self.model.augment(self.model.scores(self.X, w), self.y)
         h, k = np.divmod(S.reshape(self.n_samples, -1).argmax(1), 2)
         rows = np.where((k == 0)[:, None], self.Xbar, self.X[np.arange(self.n_samples), h])
-        phi = np.zeros((2, self.d))
-        np.add.at(phi, k, s[:, None] * rows)
-        return phi.ravel(), float(s @ self.model.loss(self.y, k))
+        weights = np.zeros((2, self.n_samples))
+        weights[k, np.arange(self.n_samples)] = s
+        return (weights @ rows).ravel(), float(s @ self.model.loss(self.y, k))
 
     def enumerate(self, i):
         Phi, valid = self.model.joint_features(self.X[i:i + 1])

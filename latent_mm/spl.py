@@ -69,13 +69,16 @@ class SelfPacedSSVM(LatentSSVM):
     `mu` > 1 the annealing factor of K; `K0` the first K (threshold 1/K0 on the difficulty; None: more than half of
     the samples, and 10 % of those with positive difficulty, start in); `init_iters` the CCCP iterations before SPL;
     `eps` the stopping decrease of the objective (8); `max_iter` outer SPL iterations; `max_inner` ACS steps per
-    iteration; `tol`, `max_passes` the bound solver's (BCFW) certificate and pass limit. Prediction as `LatentSSVM`."""
+    iteration; `tol`, `max_passes`, `solver` the bound solver's certificate, pass limit and method
+    (`latent_mm.solvers.solve_ssvm`). Prediction as `LatentSSVM`."""
 
     def __init__(self, model=None, *, C=1.0, criterion="slack", mu=1.3, K0=None, init_iters=2, eps=1e-3,
-                 max_iter=100, max_inner=10, tol=1e-3, max_passes=200, regularizer=None, random_state=None):
+                 max_iter=100, max_inner=10, tol=1e-3, max_passes=1000, solver="auto", regularizer=None,
+                 random_state=None):
         self.model, self.C, self.criterion, self.mu, self.K0 = model, C, criterion, mu, K0
         self.init_iters, self.eps, self.max_iter, self.max_inner = init_iters, eps, max_iter, max_inner
-        self.tol, self.max_passes, self.regularizer, self.random_state = tol, max_passes, regularizer, random_state
+        self.tol, self.max_passes, self.solver = tol, max_passes, solver
+        self.regularizer, self.random_state = regularizer, random_state
 
 # %% ../nbs/09_spl.ipynb #f9eeebaa
 def _prepare(est, X, y, h0):
@@ -99,7 +102,7 @@ def _solve(est, problem, z, v, w):
     "argmin_w of the bound at latent values z with sample weights v; the dual state carries over between solves."
     weighted = LatentSSVMProblem(problem.model, problem.X, problem.y, est.C, sample_weight=v.astype(float),
                                  regularizer=est.regularizer, tol=est.tol, max_passes=est.max_passes,
-                                 random_state=problem.rng)
+                                 solver=est.solver, random_state=problem.rng)
     weighted.state = problem.state
     w = weighted.minimize_bound(z, w)
     problem.state = weighted.state
@@ -149,7 +152,7 @@ def _fit(self, X, y, h0=None):
     self.model_ = model
     rng = np.random.default_rng(self.random_state)
     problem = LatentSSVMProblem(model, X, y_enc, self.C, regularizer=self.regularizer, tol=self.tol,
-                                max_passes=self.max_passes, random_state=rng)
+                                max_passes=self.max_passes, solver=self.solver, random_state=rng)
     self.problem_ = problem
     n = len(X)
     w, z = np.zeros(model.size_joint_feature(X.shape[2])), h0
