@@ -100,7 +100,7 @@ class SSVMState:
     m: np.ndarray
     ell: np.ndarray
     atoms: list | None = None
-    cuts: CutSet | None = None
+    cuts: object = None            # a `CutSet` (defined below) once the cutting-plane method has run
     solver: str = "bcfw"
 
     def copy(self):
