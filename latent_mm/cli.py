@@ -90,7 +90,7 @@ def main(argv=None):
     if head.command == "list":
         width = max(map(len, found))
         for name, exp in found.items():
-            print(f"{name:{width}s}  {exp.summary} ({exp.run_time})")
+            print(f"{name:{width}s}  {exp.summary}; {exp.run_time}")
         return 0
     if head.name not in found:
         parser.error(f"unknown experiment {head.name!r}; choose one of: {', '.join(found)}")

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .core import gmm
 from .selection import make_selector
-from .solvers import L2, bcfw
+from .solvers import L2, bcfw, check_solver, solve_ssvm
 
 # %% auto #0
 __all__ = ['LatentMulticlass', 'LatentSSVMProblem', 'check_latent_data', 'LatentSSVM', 'LatentBinary', 'toy_localization']
@@ -46,7 +46,8 @@ class LatentMulticlass:
     def scores(self, X, w):
         "S[i, h, y] = w_y . x_ih for all examples at once, shape (n, n_latent, n_classes)."
         W = np.asarray(w, float).reshape(self.n_classes, -1)
-        return np.asarray(X) @ W.T
+        X = np.asarray(X, float)
+        return (X.reshape(-1, X.shape[-1]) @ W.T).reshape(X.shape[:-1] + (self.n_classes,))   # one matrix product
 
     def latent(self, X, y, w):
         "Latent completion: argmax_h w . phi(x_i, y_i, h) for every example."
@@ -109,6 +110,14 @@ class _FixedLatent:
         phi[k * self.d:(k + 1) * self.d] = x[h]
         return phi, float(self.model.loss(self.y[i], k)), h * self.K + k
 
+    def loss_augmented_sum(self, w, s):
+        "Sum over examples of s_i (phi_i, L_i) at every example's loss-augmented output, all examples at once."
+        S = self.model.augment(self.model.scores(self.X, w), self.y)
+        h, k = np.divmod(S.reshape(self.n_samples, -1).argmax(1), self.K)
+        weights = np.zeros((self.K, self.n_samples))
+        weights[k, np.arange(self.n_samples)] = s                   # example i adds s_i x_ih to block k
+        return (weights @ self.X[np.arange(self.n_samples), h]).ravel(), float(s @ self.model.loss(self.y, k))
+
     def enumerate(self, i):
         K, H = self.K, self.X.shape[1]
         Phi = np.zeros((K, H, K, self.d))
@@ -119,19 +128,19 @@ class _FixedLatent:
 # %% ../nbs/06_lssvm.ipynb #2c44d277
 class LatentSSVMProblem:
     """The LS-SVM objective (8) as a latent problem for `latent_mm.core.gmm`: `objective`, `bound`, `regrets`,
-    `minimize_bound` (BCFW, warm-started from the previous bound's dual state).
+    `minimize_bound` (`latent_mm.solvers.solve_ssvm` with `solver`, warm-started from the previous bound's state).
 
     The engine's latent variables are those of every example in row-major order (one per example for
     `LatentMulticlass`, one per region for a model whose `latent_shape(X)` is `(n_regions,)`); `z` is flat."""
 
-    def __init__(self, model, X, y, C=1.0, *, sample_weight=None, regularizer=None, tol=1e-3, max_passes=200,
-                 random_state=None):
+    def __init__(self, model, X, y, C=1.0, *, sample_weight=None, regularizer=None, tol=1e-3, max_passes=1000,
+                 solver="auto", random_state=None):
         self.model, self.X, self.y, self.C = model, X, y, float(C)
         self.lam = 1.0 / self.C
         self.n = len(X)
         self.s = np.ones(self.n) if sample_weight is None else np.asarray(sample_weight, float)
         self.regularizer = L2() if regularizer is None else regularizer
-        self.tol, self.max_passes = tol, max_passes
+        self.tol, self.max_passes, self.solver = tol, max_passes, check_solver(solver)
         self.rng = np.random.default_rng(random_state)
         self.state, self.last_solve = None, None
         self.unconverged = []                                 # (pass count, relative gap) of every uncertified solve
@@ -166,9 +175,9 @@ class LatentSSVMProblem:
 
     def minimize_bound(self, z, w_prev):
         z = np.asarray(z).reshape((self.n,) + self.model.latent_shape(self.X))
-        res = bcfw(self.model.fixed_latent(self.X, self.y, z), self.lam, sample_weight=self.s,
-                   regularizer=self.regularizer, tol=self.tol, max_passes=self.max_passes, state=self.state,
-                   w_prev=w_prev, random_state=self.rng, warn=False)
+        res = solve_ssvm(self.model.fixed_latent(self.X, self.y, z), self.lam, solver=self.solver,
+                         sample_weight=self.s, regularizer=self.regularizer, tol=self.tol, max_passes=self.max_passes,
+                         state=self.state, w_prev=w_prev, random_state=self.rng, warn=False)
         self.state, self.last_solve = res.state, res
         if not res.converged:
             self.unconverged.append((res.n_passes, res.gap / max(res.primal, 1e-12)))
@@ -226,15 +235,17 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
     """Latent structural SVM trained by CCCP (`bound="touching"`, `eta=1`) or G-MM (other bounds, `eta` < 1).
 
     `C` = 1/lambda of G-MM eq. (8); `eps` is G-MM's stopping gap; `tol` the bound solver's relative
-    duality-gap certificate; `subset_fraction` the initial subset of `bound="subset"`; `bias` a bias
+    duality-gap certificate, `max_passes` its budget of passes over the examples and `solver` its method
+    (`latent_mm.solvers.solve_ssvm`: 'auto', 'bcfw' or 'cutting-plane'); `subset_fraction` the initial subset of `bound="subset"`; `bias` a bias
     (`latent_mm.bias`; see `latent_mm.selection.biased`) for `bound="biased"`; `regularizer` a
     `latent_mm.solvers` regularizer (default 1/2 ||w||^2)."""
 
     def __init__(self, model=None, *, C=1.0, bound="touching", eta=1.0, bias=None, max_iter=100, eps=1e-3,
-                 tol=1e-3, max_passes=200, subset_fraction=0.1, regularizer=None, random_state=None):
+                 tol=1e-3, max_passes=1000, solver="auto", subset_fraction=0.1, regularizer=None,
+                 random_state=None):
         self.model, self.C, self.bound, self.eta, self.bias = model, C, bound, eta, bias
         self.regularizer = regularizer
-        self.max_iter, self.eps, self.tol, self.max_passes = max_iter, eps, tol, max_passes
+        self.max_iter, self.eps, self.tol, self.max_passes, self.solver = max_iter, eps, tol, max_passes, solver
         self.subset_fraction, self.random_state = subset_fraction, random_state
 
     def _selector(self):
@@ -247,6 +258,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         if isinstance(self.max_passes, bool) or not (isinstance(self.max_passes, (int, np.integer))
                                                      and self.max_passes >= 1):
             raise ValueError(f"max_passes={self.max_passes!r} must be an integer >= 1")
+        check_solver(self.solver)
         select = self._selector()
         model = LatentMulticlass() if self.model is None else self.model
         X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None), model=model)
@@ -270,6 +282,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight,
                                           regularizer=self.regularizer, tol=self.tol, max_passes=self.max_passes,
+                                          solver=self.solver,
                                           random_state=rng)
         w0 = np.zeros(model.size_joint_feature(X.shape[2]))
         res = gmm(self.problem_, w0, select, eta=self.eta, eps=self.eps, max_iter=self.max_iter,
@@ -290,8 +303,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
             worst = max(g for _, g in bad)
             warnings.warn(f"{len(bad)} of {self.n_iter_} bound solves stopped at max_passes={self.max_passes} before "
                           f"their duality gap reached tol={self.tol} (worst relative gap {worst:.3g}); the result is not "
-                          "certified: raise max_passes, or standardise the features (large C or large features need "
-                          "many more passes)", ConvergenceWarning, stacklevel=3)
+                          "certified: raise max_passes or tol, or standardise the features", ConvergenceWarning, stacklevel=3)
         if not np.any(self.coef_):
             warnings.warn("training ended at w = 0, where every latent value ties: the first bound (from h0) is "
                           "minimised by w = 0, so nothing was learned. Pass informative initial latent values h0 "
@@ -389,9 +401,22 @@ class _FixedLatentBinary(_FixedLatent):
         return pos.reshape(self.n_samples, -1)
 
     def loss_augmented(self, w, i):
-        S = self.model.augment(self.model.scores(self.X[i:i + 1], w), self.y[i:i + 1])[0]
-        h, k = divmod(int(S.argmax()), 2)
-        return self._phi(i, k, h), float(self.model.loss(self.y[i], k)), h * 2 + k
+        "The loss-augmented output of example i, scored directly (the solver's inner loop: no (n_latent, 2) array)."
+        wrong = float(self.y[i] != 1)
+        pos = self.X[i] @ w[self.d:]
+        h = int(pos.argmax())
+        neg = self.Xbar[i] @ w[:self.d] + (1.0 - wrong)
+        if neg >= pos[h] + wrong:
+            return self._phi(i, 0, 0), 1.0 - wrong, 0
+        return self._phi(i, 1, h), wrong, h * 2 + 1
+
+    def loss_augmented_sum(self, w, s):
+        S = self.model.augment(self.model.scores(self.X, w), self.y)
+        h, k = np.divmod(S.reshape(self.n_samples, -1).argmax(1), 2)
+        rows = np.where((k == 0)[:, None], self.Xbar, self.X[np.arange(self.n_samples), h])
+        weights = np.zeros((2, self.n_samples))
+        weights[k, np.arange(self.n_samples)] = s
+        return (weights @ rows).ravel(), float(s @ self.model.loss(self.y, k))
 
     def enumerate(self, i):
         Phi, valid = self.model.joint_features(self.X[i:i + 1])

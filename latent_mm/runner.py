@@ -5,7 +5,6 @@
 # %% ../nbs/12_runner.ipynb #cc969eed
 from __future__ import annotations
 
-import fcntl
 import functools
 import hashlib
 import inspect
@@ -21,6 +20,11 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+
+try:
+    import fcntl                    # POSIX file locks: processes share a results file
+except ImportError:                 # Windows: no locks, one process per results file
+    fcntl = None
 
 # %% auto #0
 __all__ = ['N_JOBS', 'FRACTION', 'config_key', 'parse_record', 'load_results', 'ResultsFile', 'run_trials', 'write_csv',
@@ -114,7 +118,8 @@ class ResultsFile:
     def _locked(self):
         "The results file open for reading and appending, under an exclusive lock (released on close)."
         with self._thread_lock, open(self.path, "a+b") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+            if fcntl is not None:
+                fcntl.flock(f, fcntl.LOCK_EX)
             yield f
 
     def _repair(self, f):
@@ -157,6 +162,9 @@ class ResultsFile:
         "Claim trial `key` for this process; False if it is done or another process runs it (`wait`: until it ends)."
         if key in self.done or key in self._claims:
             return False
+        if fcntl is None:                          # no file locks here: this process alone uses the file
+            self._claims[key] = None
+            return True
         f = open(self._claim_path(key), "a")
         try:
             fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
@@ -184,8 +192,10 @@ class ResultsFile:
     def release(self, key: str):
         "Give up the claim of `key`; its claim file goes once the trial is done (never before: see above)."
         with self._thread_lock:
-            f = self._claims.pop(key, None)
-        if f is None:
+            if key not in self._claims:
+                return
+            f = self._claims.pop(key)
+        if f is None:                              # a claim without a file (no file locks on this system)
             return
         if key in self.done:
             with suppress(FileNotFoundError):

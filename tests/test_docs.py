@@ -7,7 +7,6 @@ Chromium (or without npm, for the pages' JavaScript) these tests are skipped, wi
 in CI (the `CI` environment variable set) they fail instead.
 """
 import contextlib
-import fcntl
 import functools
 import http.server
 import json
@@ -20,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from latent_mm.docs import build_site, npm_assets, readme_markdown, sidebar_pages, page_url
+from shared import BUILD, SITE_STAMP, file_lock, run_id
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_site"
-BUILD = ROOT / "docs_build"
 SHOTS = BUILD / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -64,42 +63,30 @@ def test_quarto_sidebar_is_sound():
 # Build once per test run. Under pytest-xdist several workers may ask for the site: the first builds it under a
 # file lock, the others find it stamped with this run's id and reuse it.
 
-def _run_id():
-    return os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
-
-
-@contextlib.contextmanager
-def _lock(path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try: yield
-        finally: fcntl.flock(f, fcntl.LOCK_UN)
-
 
 @pytest.fixture(scope="session")
 def modules():
     "The npm packages of the site's JavaScript (`npm ci` once, if `.ci/run` has not run it)."
     if not (ROOT / "node_modules").exists() and shutil.which("npm") is None:
         _missing("npm", "apt-get update && apt-get install -y npm")
-    with _lock(BUILD / "npm.lock"): return npm_assets(ROOT)
+    with file_lock(BUILD / "npm.lock"): return npm_assets(ROOT)
 
 
 @pytest.fixture(scope="session")
 def site(modules):
-    stamp = BUILD / "site_run"          # this run's id, then "ok" or the build's error
-    with _lock(BUILD / "site.lock"):
+    stamp = SITE_STAMP
+    with file_lock(BUILD / "site.lock"):
         run, _, outcome = stamp.read_text().partition("\n") if stamp.exists() else ("", "", "")
         reuse = os.environ.get("LATENT_MM_REUSE_SITE") == "1" and (SITE / "pages.json").exists()
         if reuse: outcome = "ok"          # iterating on these checks: keep the site of an earlier build
-        elif run != _run_id():
+        elif run != run_id():
             try:
                 summary = build_site(ROOT, SITE, modules=modules)
                 outcome = "ok"
                 print(f"docs site built in {summary['seconds']}")
             except Exception as e:       # a failed build is reported once per worker, not rebuilt
                 outcome = f"{type(e).__name__}: {e}"
-            stamp.write_text(f"{_run_id()}\n{outcome}")
+            stamp.write_text(f"{run_id()}\n{outcome}")
     if outcome != "ok": pytest.fail(f"the docs build failed: {outcome}")
     return json.loads((SITE / "pages.json").read_text())
 
@@ -348,3 +335,23 @@ def test_links_between_pages_resolve(site):
             if not (page.parent / path).resolve().exists():
                 broken.append(f"{page.relative_to(SITE)} -> {href}")
     assert not broken, broken
+
+
+def test_cells_with_imports_hold_only_imports():
+    """nbdev's docs processing runs every cell that imports something, on its own and before the rest of the
+    notebook has run; a cell that mixes imports with code then fails in the docs build only. The home page's
+    examples are exempt: each is self-contained, as a reader copies it."""
+    import nbformat
+    imports = re.compile(r"\s*(from\s+\S+\s+import|import)\s")
+    mixed = []
+    for nb in sorted((ROOT / "nbs").rglob("*.ipynb")):
+        if nb.name == "index.ipynb" or ".ipynb_checkpoints" in nb.parts:
+            continue
+        for i, cell in enumerate(nbformat.read(nb, as_version=4).cells):
+            lines = cell.source.splitlines()
+            if cell.cell_type != "code" or not lines or lines[0].startswith(("#| export", "#|export", "#| hide")):
+                continue
+            code = [l for l in lines if l.strip() and not l.lstrip().startswith("#")]
+            if any(imports.match(l) for l in code) and not all(imports.match(l) for l in code):
+                mixed.append(f"{nb.relative_to(ROOT / 'nbs')} cell {i}")
+    assert not mixed, f"move these cells' imports to the notebook's '#| hide' cell: {mixed}"
