@@ -45,7 +45,7 @@ def _checked(rule, name):
         try:
             return rule(text)
         except (ValueError, TypeError) as e:
-            raise argparse.ArgumentTypeError(f"{text!r}: {e}") from None
+            raise argparse.ArgumentTypeError(f"{text!r} {e}") from None
     parse.__name__ = name
     return parse
 
@@ -90,13 +90,18 @@ def main(argv=None):
     if head.command == "list":
         width = max(map(len, found))
         for name, exp in found.items():
-            print(f"{name:{width}s}  {exp.summary} ({exp.run_time})")
+            print(f"{name:{width}s}  {exp.summary}; {exp.run_time}")
         return 0
     if head.name not in found:
         parser.error(f"unknown experiment {head.name!r}; choose one of: {', '.join(found)}")
     exp = found[head.name]
     options = _Parser(prog=f"latent-mm reproduce {head.name}", description=inspect.getdoc(exp.func))
     _add_options(options, exp.func, exp.options)
-    opts = options.parse_args(argv[2:])
-    exp.func(**vars(opts))
+    opts = vars(options.parse_args(argv[2:]))
+    import matplotlib
+    matplotlib.use("Agg")                  # figures go to files; no display is needed or used
+    where = f"; results go to {opts['out']}" if "out" in opts else ""
+    print(f"latent-mm reproduce {exp.name}: {exp.summary}; expected run time at the defaults: {exp.run_time}{where}",
+          file=sys.stderr, flush=True)
+    exp.func(**opts)
     return 0

@@ -17,22 +17,35 @@ __all__ = ['LatentProblem', 'GMMTrace', 'GMMResult', 'InvalidBoundError', 'check
 
 # %% ../nbs/00_core.ipynb #8f03752f
 class LatentProblem:
-    """Protocol for bound optimization: override `objective`, `minimize_bound` and `regrets` (or `bound`)."""
+    """A latent-variable problem as the engine (`gmm`) sees it: subclass it, keep the data in `__init__`, and override
+    three methods; a configuration `z` of the latent variables picks a convex bound b_z of the objective.
+
+    - `objective(w)`: the non-convex objective F(w), a float;
+    - `minimize_bound(z, w_prev)`: the minimiser w of the bound b_z (`w_prev`, the previous iterate, for a warm start);
+    - `regrets(w)`: an array of shape (n_latent, n_values), `regrets[i, j]` = rᵢ(j; w) ≥ 0 (+inf where variable i
+      cannot take value j), with minⱼ rᵢ(j; w) = 0 for every i.
+
+    `bound(z, w)` = F(w) + Σᵢ rᵢ(zᵢ; w) follows. A problem with continuous latent values overrides `bound` instead
+    of `regrets` and is driven by a selector of the continuous protocol (`latent_mm.theory.random_anchor`).
+    `latent_mm.theory.MinOfQuadratics` is a complete discrete example, `latent_mm.theory.SmoothDC` a continuous one."""
+
+    def __init__(self):
+        "The base class holds nothing; a subclass takes and stores its data."
 
     def objective(self, w) -> float:
         "F(w): the non-convex objective."
         raise NotImplementedError
 
     def minimize_bound(self, z, w_prev):
-        "argmin_w b_z(w); `w_prev` is the previous iterate, for warm starts."
+        "The minimiser w of the bound b_z(w); `w_prev` is the previous iterate, for warm starts."
         raise NotImplementedError
 
     def regrets(self, w) -> np.ndarray:
-        "(n_latent, n_values) array with regrets[i, j] = r_i(j; w) >= 0, +inf where forbidden."
+        "(n_latent, n_values) array: regrets[i, j] = rᵢ(j; w) ≥ 0, +inf where variable i cannot take value j."
         raise NotImplementedError
 
     def bound(self, z, w) -> float:
-        "b_z(w) = F(w) + sum_i regrets[i, z_i]."
+        "b_z(w) = F(w) + Σᵢ rᵢ(zᵢ; w): the objective plus the regrets of configuration z."
         R = self.regrets(w)
         return float(self.objective(w) + R[np.arange(len(z)), np.asarray(z)].sum())
 
@@ -94,8 +107,8 @@ def _check_real(name, value, rule="must be a finite number >= 0") -> float:
     return float(value)
 
 def _tol(rtol, *values) -> float:
-    "Absolute slack for comparing floats of the size of `values`."
-    return rtol * max(1.0, *(abs(float(x)) for x in values))
+    "Absolute slack for comparing floats of the size of `values` (relative, so that the units of F do not matter)."
+    return rtol * max(abs(float(x)) for x in values)
 
 def _n_changed(z, z_prev) -> int:
     "Number of latent variables that differ between two configurations (all of them when `z_prev` is None)."

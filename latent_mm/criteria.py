@@ -37,7 +37,7 @@ class Entropy:
         log_s = np.where(np.isneginf(S), -np.inf, -np.logaddexp(0.0, -S))        # log of the increasing logistic
         log_p = log_s - logsumexp(log_s, axis=1, keepdims=True)
         p = np.exp(log_p)
-        return -np.where(p > 0, p * log_p, 0.0).sum(1)
+        return 0.0 - (p * np.where(p > 0, log_p, 0.0)).sum(1)       # 0 log 0 = 0 (and no -0.0)
 
 def entropy(temperature=1.0) -> Entropy:
     "The entropy criterion at a given temperature (`criterion='entropy'` uses temperature 1)."
@@ -113,7 +113,7 @@ def least_distance(G, b) -> np.ndarray:
         u = nnls_gram(Gn + bn[:, :, None] * bn[:, None, :], bn)
         denom = 1.0 - np.einsum("bi,bi->b", bn, u)
         quad = np.einsum("bi,bij,bj->b", u, Gn, u)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):    # infeasible rows: 0 / 0, replaced by inf
             out[need] = np.where(denom > 1e-12, 0.5 * quad / np.maximum(denom, 1e-300) ** 2, np.inf)
     return out
 
@@ -147,12 +147,14 @@ def novelty_constraints(problem, w, z):
 # %% ../nbs/08_criteria.ipynb #2f69e294
 def novelty(problem, w, z, *, chunk=256) -> np.ndarray:
     """nu_i: half the squared distance from w to the parameters that classify sample i (latent value z_i) with
-    margin (Kuenzel and Goodman), exactly, `chunk` samples per batched solve."""
+    margin (Kuenzel and Goodman), exactly, `chunk` samples per batched solve (absent outputs dropped first)."""
     n = len(problem.X)
     out = np.empty(n)
     for start in range(0, n, chunk):        # chunks bound the memory of the (chunk, m, D) features
         sub = _Subset(problem, slice(start, start + chunk))
-        Psi, b, _ = novelty_constraints(sub, w, np.asarray(z)[start:start + chunk])
+        Psi, b, real = novelty_constraints(sub, w, np.asarray(z)[start:start + chunk])
+        first = np.argsort(~real, axis=1, kind="stable")[:, :max(int(real.sum(1).max()), 1)]   # real ones first
+        Psi, b = np.take_along_axis(Psi, first[..., None], 1), np.take_along_axis(b, first, 1)
         out[start:start + chunk] = least_distance(Psi @ Psi.transpose(0, 2, 1), b)
     return out
 

@@ -5,7 +5,7 @@
 # %% ../nbs/03_datasets.ipynb #18e2ebb8
 from __future__ import annotations
 
-from importlib import resources
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +19,8 @@ from sklearn.utils import Bunch, check_random_state
 __all__ = ['DATA_DIR', 'load_d31', 'load_cloud', 'load_norm25', 'make_norm25', 'make_gmm200', 'load_rotated_digits']
 
 # %% ../nbs/03_datasets.ipynb #aaa3f20c
-DATA_DIR = Path(str(resources.files("latent_mm"))) / "data"
+# beside this module's file, whatever the working directory holds (a clone named latent_mm shadows the package)
+DATA_DIR = Path(find_spec("latent_mm.datasets").origin).parent / "data"
 
 def _load(name) -> np.ndarray:
     "A shipped data file as a float array."

@@ -32,8 +32,8 @@ from nbdev.doclinks import _nbpath2html
 # %% auto #0
 __all__ = ['TEMPLATE', 'SITE_CSS', 'MATHJAX_CONFIG', 'MATHJAX_PARTS', 'project_config', 'find_notebooks', 'quarto_file',
            'sidebar_pages', 'page_url', 'relative_prefix', 'cell_flags', 'execute_notebook', 'quarto_options',
-           'quarto_links', 'page_facts', 'sidebar_html', 'render_page', 'npm_assets', 'copy_assets', 'build_site',
-           'readme_markdown', 'main']
+           'quarto_links', 'page_facts', 'sidebar_html', 'source_page_url', 'source_page', 'write_source_pages',
+           'render_page', 'npm_assets', 'copy_assets', 'build_site', 'readme_markdown', 'main']
 
 # %% ../nbs/95_docs.ipynb #2646a59a
 @contextlib.contextmanager
@@ -115,12 +115,28 @@ def cell_flags(source: str) -> set[str]:
         flags.add(m.group(1))
     return flags
 
+_FIGURE_PROBE = """\
+def __latent_mm_probe():
+    import sys
+    lost, seen = [], {"open": 0}
+    def after(result):
+        plt = sys.modules.get("matplotlib.pyplot")
+        n = len(plt.get_fignums()) if plt is not None else 0
+        if n > seen["open"]:
+            lost.append({"cell": result.info.raw_cell.strip()[:120], "figures": n - seen["open"]})
+        seen["open"] = n
+    get_ipython().events.register("post_run_cell", after)
+    return lost
+__latent_mm_lost = __latent_mm_probe()"""
+_FIGURE_REPORT = "import json as __json; print(__json.dumps(__latent_mm_lost))"
+
 def execute_notebook(src, dst, skip_flags=("notest", "slow"), timeout: int = 3600) -> float:
     "Execute notebook `src` in a fresh kernel, skipping cells flagged with `skip_flags`; write it to `dst`; return seconds."
     src, dst = Path(src), Path(dst)
     nb = nbformat.read(src, as_version=4)
     skipped = [c for c in nb.cells if c.cell_type == "code" and cell_flags(c.source) & set(skip_flags)]
     for c in skipped: c.metadata.setdefault("tags", []).append("skip-execution")
+    nb.cells = [nbformat.v4.new_code_cell(_FIGURE_PROBE), *nb.cells, nbformat.v4.new_code_cell(_FIGURE_REPORT)]
     env = {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
     with tempfile.TemporaryDirectory(prefix="latent-mm-kernel-") as sockets:
         km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k"))
@@ -129,6 +145,9 @@ def execute_notebook(src, dst, skip_flags=("notest", "slow"), timeout: int = 360
         start = time.perf_counter()
         client.execute(env=env)
     for c in skipped: c.metadata.tags[c.metadata.tags.index("skip-execution")] = "not-executed"
+    report = nb.cells.pop()
+    nb.cells.pop(0)
+    nb.metadata["latent_mm"] = {"unshown_figures": json.loads("".join(o.get("text", "") for o in report.outputs))}
     dst.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, dst)
     return time.perf_counter() - start
@@ -165,14 +184,15 @@ _fig_types = ("image/png", "image/jpeg", "image/svg+xml")
 _widget_view = "application/vnd.jupyter.widget-view+json"
 
 def page_facts(nb) -> dict:
-    "Whether notebook `nb` has math, and how many figures and widget views its outputs show."
+    "Whether notebook `nb` has math, how many figures and widget views its outputs show, which figures it lost."
     md = [c.source for c in nb.cells if c.cell_type == "markdown"]
     outs = [o for c in nb.cells if c.cell_type == "code" and "remove_cell" not in c.metadata.get("tags", [])
             and "remove_output" not in c.metadata.get("tags", []) for o in c.get("outputs", [])]
     md += ["".join(o.get("data", {}).get("text/markdown", "")) for o in outs]
     return {"has_math": any(_re_math.search(_re_code.sub("", s)) for s in md),
             "n_figures": sum(any(t in o.get("data", {}) for t in _fig_types) for o in outs),
-            "n_widgets": sum(_widget_view in o.get("data", {}) for o in outs)}
+            "n_widgets": sum(_widget_view in o.get("data", {}) for o in outs),
+            "unshown_figures": list(nb.metadata.get("latent_mm", {}).get("unshown_figures", []))}
 
 # %% ../nbs/95_docs.ipynb #69dc04e4
 TEMPLATE = r"""{%- extends 'index.html.j2' -%}
@@ -230,6 +250,38 @@ def sidebar_html(pages: list[dict], current: str, title: str) -> str:
     if pages: out.append("</ul>")
     return "\n".join(out)
 
+# %% ../nbs/95_docs.ipynb #1618b9dc
+def source_page_url(path: str) -> str:
+    "Site-relative address of the source page for `path#L<line>` (a source link's tail: `latent_mm/core.py#L42`)."
+    path, _, frag = path.partition("#")
+    line = frag[1:] if frag.startswith("L") else ""
+    return f"_source/{path}.html" + (f"#L-{line}" if line.isdigit() else "")
+
+def source_page(code: str, rel: str, title: str) -> str:
+    "A standalone page showing Python `code` of file `rel` with numbered, linkable lines (`#L-<n>`)."
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+    url = f"_source/{rel}.html"
+    formatter = HtmlFormatter(linenos="inline", lineanchors="L", anchorlinenos=True)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(rel)}</title>\n'
+            f'<style>{formatter.get_style_defs(".highlight")}\nbody {{ font: 14px system-ui, sans-serif; margin: 1.5rem; }}'
+            f' :target {{ background: #fff3b0; }}</style></head>\n<body><p><a href="{relative_prefix(url)}index.html">'
+            f'{html.escape(title)}</a> / <code>{html.escape(rel)}</code></p>\n{highlight(code, PythonLexer(), formatter)}'
+            f"</body></html>\n")
+
+def write_source_pages(root, out, title: str) -> list[str]:
+    "A source page for every module of the library of the project at `root`, under `out/_source/`; their paths."
+    cfg = project_config(root)
+    written = []
+    for py in sorted(Path(cfg.lib_path).rglob("*.py")):
+        rel = py.relative_to(cfg.config_path).as_posix()
+        dest = Path(out) / source_page_url(rel)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(source_page(py.read_text(encoding="utf-8"), rel, title), encoding="utf-8")
+        written.append(rel)
+    return written
+
 # %% ../nbs/95_docs.ipynb #ad4f2720
 MATHJAX_CONFIG = "TeX-AMS_CHTML-full,Safe"
 
@@ -241,18 +293,19 @@ def _frontmatter(nb) -> dict:
             return yaml.safe_load(c.source.strip().strip("-")) or {}
     return {}
 
-def _relink(page: str, doc_url: str, prefix: str) -> str:
-    "Point links into the published site at this site, and links to notebooks at their pages."
+def _relink(page: str, doc_url: str, prefix: str, source_url: str = "") -> str:
+    "Point links into the published site at this site, `source` links at the site's source pages, notebooks at pages."
     def fix(m):
         url = m.group(1)
         if doc_url and url.startswith(doc_url): url = prefix + url[len(doc_url):]
+        if source_url and url.startswith(source_url): url = prefix + source_page_url(url[len(source_url):])
         path, sep, frag = url.partition("#")
         if path.endswith(".ipynb") and "://" not in path: url = page_url(path) + sep + frag
         return f'href="{url}"'
     return re.sub(r'\bhref="([^"]*)"', fix, page)
 
 def render_page(nb, url: str, site: dict) -> tuple[str, dict]:
-    "HTML of processed notebook `nb` as the page at `url`, and its facts; `site` has `pages`, `title`, `doc_url`."
+    "HTML of processed notebook `nb` as the page at `url`, and its facts; `site` has `pages`, `title`, `doc_url`, `source_url`."
     fm = _frontmatter(nb)
     for c in nb.cells:
         if c.cell_type == "code": quarto_options(c)
@@ -275,7 +328,7 @@ def render_page(nb, url: str, site: dict) -> tuple[str, dict]:
     resources = {"site": {"prefix": prefix, "title": title, "description": fm.get("description", ""),
                           "sidebar": sidebar_html(site["pages"], url, site["title"])}}
     body, _ = exporter.from_notebook_node(nb, resources=resources)
-    return _relink(body, site.get("doc_url", ""), prefix), {**facts, "title": title}
+    return _relink(body, site.get("doc_url", ""), prefix, site.get("source_url", "")), {**facts, "title": title}
 
 # %% ../nbs/95_docs.ipynb #4dd47666
 MATHJAX_PARTS = ["MathJax.js", "config", "extensions", "jax/input/TeX", "jax/output/CommonHTML", "jax/element",
@@ -359,7 +412,8 @@ def build_site(root=".", out=None, n_workers: int = 2, skip_flags=None, modules=
         pages.append({"source": rel.as_posix(), "url": page_url(rel), "section": section,
                       "title": str(fm.get("title") or rel.stem)})
     doc_url = f"{cfg.doc_host}{cfg.doc_baseurl}".rstrip("/") + "/"
-    site = {"title": cfg.get("title", cfg.lib_name), "pages": pages, "doc_url": doc_url}
+    site = {"title": cfg.get("title", cfg.lib_name), "pages": pages, "doc_url": doc_url,
+            "source_url": f"{cfg.git_url}/blob/{cfg.branch}/"}
     for p in pages:
         body, facts = render_page(nbs[Path(p["source"])], p["url"], site)
         (out / p["url"]).parent.mkdir(parents=True, exist_ok=True)
@@ -372,6 +426,7 @@ def build_site(root=".", out=None, n_workers: int = 2, skip_flags=None, modules=
             (out / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, out / rel)
     copy_assets(modules or npm_assets(root), out / "_assets")
+    write_source_pages(root, out, site["title"])
     times["render"] = time.perf_counter() - times["start"] - times["execute"] - times["process"]
     summary = {"pages": pages, "seconds": {k: round(v, 1) for k, v in times.items() if k != "start"}}
     summary["seconds"]["total"] = round(time.perf_counter() - times["start"], 1)

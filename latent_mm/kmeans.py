@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
         return est._validate_data(X, reset=reset, **kw)
 
 # %% auto #0
-__all__ = ['INITS', 'KMeansProblem', 'init_centers', 'GMMKMeans']
+__all__ = ['INITS', 'KMeansProblem', 'init_partition', 'init_centers', 'GMMKMeans']
 
 # %% ../nbs/04_kmeans.ipynb #d7cb7337
 class KMeansProblem(LatentProblem):
@@ -37,15 +37,25 @@ class KMeansProblem(LatentProblem):
         self._w = None
 
     def _update(self, w):
-        "Distances of every point to every centre of `w` (divided by n), cached for the last `w` seen."
+        """Regrets of every point for every centre of `w`, cached for the last `w` seen. Distances are computed
+        in float64 row blocks of about 2^18 entries, so the only (n, k) array is the regret array itself, kept in
+        float32 (half the memory; the objective, the labels and every sum are float64)."""
         if self._w is not None and self._w.shape == np.shape(w) and np.array_equal(self._w, w):
             return
         w = np.array(w, dtype=float)                      # a copy: the cache key must not change under us
-        D = self.X @ (w.T * (-2.0 / self.n))
-        D += np.einsum("ij,ij->i", w, w) / self.n         # D[i, j] = (||x_i - mu_j||^2 - ||x_i||^2) / n
-        self._labels = D.argmin(1)
-        self._Dmin = np.take_along_axis(D, self._labels[:, None], 1)[:, 0]
-        self._D, self._R, self._w = D, None, w
+        self._R = None                                    # free the previous regrets before making new ones
+        R = np.empty((self.n, len(w)), dtype=np.float32)
+        W, w2 = w.T * (-2.0 / self.n), np.einsum("ij,ij->i", w, w) / self.n
+        self._labels, self._Dmin = np.empty(self.n, dtype=np.intp), np.empty(self.n)
+        step = max(1, 2**18 // max(1, len(w)))
+        for start in range(0, self.n, step):
+            rows = slice(start, start + step)
+            D = self.X[rows] @ W
+            D += w2                                       # D[i, j] = (||x_i - mu_j||^2 - ||x_i||^2) / n
+            self._labels[rows] = D.argmin(1)
+            self._Dmin[rows] = np.take_along_axis(D, self._labels[rows, None], 1)[:, 0]
+            np.subtract(D, self._Dmin[rows, None], out=R[rows])
+        self._R, self._w = R, w
         self._F = max(float(self._Dmin.sum() + self.x2_mean), 0.0)
 
     def objective(self, w) -> float:
@@ -54,14 +64,11 @@ class KMeansProblem(LatentProblem):
 
     def regrets(self, w) -> np.ndarray:
         self._update(w)
-        if self._R is None:
-            self._R = np.subtract(self._D, self._Dmin[:, None])
         return self._R
 
     def bound(self, z, w) -> float:
         self._update(w)
-        z = np.asarray(z)
-        return self._F + float((self._D[np.arange(self.n), z] - self._Dmin).sum())
+        return self._F + float(self._R[np.arange(self.n), np.asarray(z)].sum(dtype=np.float64))
 
     def touching(self, w) -> np.ndarray:
         "The nearest-centre assignment (Lloyd's E-step); ties go to the lowest index, as in scikit-learn."
@@ -80,10 +87,19 @@ class KMeansProblem(LatentProblem):
         return w
 
 # %% ../nbs/04_kmeans.ipynb #10140cb0
-INITS = ("k-means++", "forgy", "random-partition")
+INITS = ("k-means++", "forgy", "random-partition", "random")
+
+def init_partition(X, n_clusters, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+    "A random partition: uniform cluster labels (n_samples,) and their means (n_clusters, d), empty clusters at random points."
+    X = np.asarray(X, dtype=float)
+    rs = check_random_state(random_state)
+    z = rs.randint(n_clusters, size=len(X))
+    w = X[rs.randint(len(X), size=n_clusters)].copy()
+    return z, KMeansProblem(X).minimize_bound(z, w)
 
 def init_centers(X, n_clusters, init="k-means++", random_state=None, n_local_trials=None) -> np.ndarray:
-    """Initial centres (n_clusters, d) for `init` in 'k-means++', 'forgy', 'random-partition'.
+    """Initial centres (n_clusters, d) for `init` in 'k-means++', 'forgy' ('random', scikit-learn's name for it:
+    k distinct points), 'random-partition'.
 
     `n_local_trials` is passed to scikit-learn's k-means++ (None: its greedy default; 1: the original algorithm)."""
     X = np.asarray(X, dtype=float)
@@ -91,15 +107,22 @@ def init_centers(X, n_clusters, init="k-means++", random_state=None, n_local_tri
     n, k = len(X), n_clusters
     if isinstance(init, str) and init == "k-means++":
         return kmeans_plusplus(X, k, random_state=rs, n_local_trials=n_local_trials)[0]
-    if isinstance(init, str) and init == "forgy":
+    if isinstance(init, str) and init in ("forgy", "random"):
         return X[rs.choice(n, size=k, replace=False)].copy()
     if isinstance(init, str) and init == "random-partition":
-        z = rs.randint(k, size=n)
-        w = X[rs.randint(n, size=k)].copy()
-        return KMeansProblem(X).minimize_bound(z, w)
-    raise ValueError(f"init={init!r} must be one of {', '.join(map(repr, INITS))} or an array of shape (n_clusters, n_features)")
+        return init_partition(X, k, rs)[1]
+    raise ValueError(f"init={init!r} must be one of {', '.join(map(repr, INITS))}, a callable or an array of shape "
+                     "(n_clusters, n_features)")
 
 # %% ../nbs/04_kmeans.ipynb #344eaea0
+def _exact_scale(X) -> float:
+    """A power of two to divide X by when its squared distances would leave float32's range (|x| > 1e12 or
+    < 1e-12), else 1. Dividing by a power of two is exact, so a rescaled fit is the same fit."""
+    top = float(np.max(np.abs(X))) if X.size else 0.0
+    if top == 0.0 or 1e-12 <= top <= 1e12:
+        return 1.0
+    return float(2.0 ** np.round(np.log2(top)))
+
 def _check_int(name, value, low):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise ValueError(f"{name}={value!r} must be an integer >= {low}")
@@ -110,8 +133,11 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     bound: 'touching' (MM), 'random' (random walk within the regret budget), 'biased' (maximise `bias`, by default
     `latent_mm.bias.anti_starvation`), or a selector (see `latent_mm.selection.make_selector`).
-    init: 'k-means++', 'forgy', 'random-partition' or an array (n_clusters, n_features) of initial centres.
-    The run stops when the gap between bound and objective falls below `eps` (per-point units)."""
+    init: 'k-means++', 'forgy' (or 'random', as scikit-learn calls it), 'random-partition', an array
+    (n_clusters, n_features) of initial centres, an integer array (n_samples,) of initial labels, or a callable
+    `init(X, n_clusters, random_state) -> centres`; a partition ('random-partition' or labels) is the first bound.
+    The run stops when the gap between bound and objective falls below `eps` times the data's total variance
+    (the objective of one cluster), so the rule does not depend on the data's units, like scikit-learn's `tol`."""
 
     def __init__(self, n_clusters=8, *, eta=1.0, bound="touching", bias=None, init="k-means++", max_iter=1000,
                  eps=1e-9, random_state=None):
@@ -131,19 +157,33 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             bias = anti_starvation
         return make_selector(self.bound, bias=bias)
 
-    def _initial_centers(self, X, rs):
-        k, d = self.n_clusters, X.shape[1]
+    def _initial_state(self, X, rs):
+        "Initial centres w0 and, for a partition, its labels z0 (the first bound; None for centres)."
+        (n, d), k = X.shape, self.n_clusters
         if isinstance(self.init, str):
             if self.init not in INITS:
-                raise ValueError(f"init={self.init!r} must be one of {', '.join(map(repr, INITS))} "
-                                 "or an array of shape (n_clusters, n_features)")
-            return init_centers(X, k, self.init, rs)
-        w0 = np.asarray(self.init, dtype=float)
+                raise ValueError(f"init={self.init!r} must be one of {', '.join(map(repr, INITS))}, a callable "
+                                 "or an array of shape (n_clusters, n_features) or (n_samples,)")
+            if self.init == "random-partition":
+                z0, w0 = init_partition(X, k, rs)
+                return w0, z0
+            return init_centers(X, k, self.init, rs), None
+        what = "init array"
+        if callable(self.init):
+            what, init = "init callable's output", np.asarray(self.init(X, k, rs), dtype=float)
+        else:
+            init = np.asarray(self.init)
+        if init.ndim == 1 and init.shape == (n,) and np.issubdtype(init.dtype, np.integer):
+            if init.min() < 0 or init.max() >= k:
+                raise ValueError(f"init labels range over {init.min()}..{init.max()}; they must be in 0..{k - 1}")
+            return KMeansProblem(X).minimize_bound(init, X[rs.randint(n, size=k)]), init.astype(np.int64)
+        w0 = init.astype(float)
         if w0.shape != (k, d):
-            raise ValueError(f"init array has shape {w0.shape}; it must be (n_clusters, n_features) = ({k}, {d})")
+            raise ValueError(f"{what} has shape {w0.shape}; it must be (n_clusters, n_features) = ({k}, {d}) "
+                             f"or integer labels ({n},)")
         if not np.isfinite(w0).all():
-            raise ValueError("init array contains NaN or infinite values")
-        return w0.copy()
+            raise ValueError(f"{what} contains NaN or infinite values")
+        return w0.copy(), None
 
     def fit(self, X, y=None):
         "Cluster X (n_samples, n_features); returns self."
@@ -158,13 +198,16 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"eps={self.eps!r} must be a number >= 0")
         select = self._selector()
         rs = check_random_state(self.random_state)
-        w0 = self._initial_centers(X, rs)
-        problem = KMeansProblem(X)
-        res = gmm(problem, w0, select, eta=eta, eps=self.eps, max_iter=max_iter,
-                  random_state=rs.randint(np.iinfo(np.int32).max))
-        self.cluster_centers_ = res.w
+        w0, z0 = self._initial_state(X, rs)
+        self.scale_ = scale = _exact_scale(X)
+        problem = KMeansProblem(X / scale)
+        variance = float(problem.X.var(axis=0).sum())         # F of a single cluster: the objective's scale
+        eps = self.eps * variance if variance > 0 else self.eps
+        res = gmm(problem, w0 / scale, select, eta=eta, eps=eps, max_iter=max_iter,
+                  random_state=rs.randint(np.iinfo(np.int32).max), z0=z0)
+        self.cluster_centers_ = res.w * scale
         self.labels_ = problem.touching(res.w)
-        self.objective_ = problem.objective(res.w)
+        self.objective_ = float(np.float64(problem.objective(res.w)) * scale * scale)
         self.inertia_ = self.objective_ * n
         self.n_iter_, self.converged_, self.trace_ = res.n_iter, res.converged, res.trace
         self.result_ = res
@@ -172,22 +215,25 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         return self
 
     def _distances(self, X):
+        "The k-means problem of X and the centres, both in the fit's exact scale."
         check_is_fitted(self)
         X = _validate_data(self, X, dtype=np.float64, reset=False)
-        return KMeansProblem(X), X
+        return KMeansProblem(X / self.scale_), self.cluster_centers_ / self.scale_
 
     def predict(self, X):
         "Index of the nearest centre for each row of X."
-        p, _ = self._distances(X)
-        return p.touching(self.cluster_centers_)
+        p, w = self._distances(X)
+        return p.touching(w)
 
     def transform(self, X):
         "Euclidean distances (n_samples, n_clusters) to the centres, as `sklearn.cluster.KMeans.transform`."
-        p, X = self._distances(X)
-        p._update(self.cluster_centers_)
-        return np.sqrt(np.maximum(p._D * p.n + p.x2[:, None], 0.0))
+        p, w = self._distances(X)
+        D = p.X @ (w.T * -2.0)
+        D += p.x2[:, None]
+        D += np.einsum("ij,ij->i", w, w)
+        return np.sqrt(np.maximum(D, 0.0)) * self.scale_
 
     def score(self, X, y=None):
         "Minus the sum of squared distances to the nearest centre (scikit-learn's convention: higher is better)."
-        p, _ = self._distances(X)
-        return -p.objective(self.cluster_centers_) * p.n
+        p, w = self._distances(X)
+        return -float(np.float64(p.objective(w)) * p.n * self.scale_ * self.scale_)

@@ -26,8 +26,8 @@ class LatentMulticlass:
 
     def __init__(self, n_classes=None):
         if n_classes is not None and (isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer))
-                                      or n_classes < 2):
-            raise ValueError(f"n_classes={n_classes!r} must be None or an integer >= 2")
+                                      or n_classes < 1):
+            raise ValueError(f"n_classes={n_classes!r} must be None or an integer >= 1")
         self.n_classes = n_classes
 
     def __repr__(self): return f"LatentMulticlass(n_classes={self.n_classes})"
@@ -401,9 +401,14 @@ class _FixedLatentBinary(_FixedLatent):
         return pos.reshape(self.n_samples, -1)
 
     def loss_augmented(self, w, i):
-        S = self.model.augment(self.model.scores(self.X[i:i + 1], w), self.y[i:i + 1])[0]
-        h, k = divmod(int(S.argmax()), 2)
-        return self._phi(i, k, h), float(self.model.loss(self.y[i], k)), h * 2 + k
+        "The loss-augmented output of example i, scored directly (the solver's inner loop: no (n_latent, 2) array)."
+        wrong = float(self.y[i] != 1)
+        pos = self.X[i] @ w[self.d:]
+        h = int(pos.argmax())
+        neg = self.Xbar[i] @ w[:self.d] + (1.0 - wrong)
+        if neg >= pos[h] + wrong:
+            return self._phi(i, 0, 0), 1.0 - wrong, 0
+        return self._phi(i, 1, h), wrong, h * 2 + 1
 
     def loss_augmented_sum(self, w, s):
         S = self.model.augment(self.model.scores(self.X, w), self.y)

@@ -5,7 +5,7 @@
 # %% ../nbs/12_runner.ipynb #cc969eed
 from __future__ import annotations
 
-import fcntl
+import functools
 import hashlib
 import inspect
 import json
@@ -21,9 +21,14 @@ from typing import Callable
 
 import numpy as np
 
+try:
+    import fcntl                    # POSIX file locks: processes share a results file
+except ImportError:                 # Windows: no locks, one process per results file
+    fcntl = None
+
 # %% auto #0
-__all__ = ['config_key', 'parse_record', 'load_results', 'ResultsFile', 'run_trials', 'write_csv', 'read_csv', 'Experiment',
-           'experiment', 'find_experiments']
+__all__ = ['N_JOBS', 'FRACTION', 'config_key', 'parse_record', 'load_results', 'ResultsFile', 'run_trials', 'write_csv',
+           'read_csv', 'option_rule', 'at_least', 'check_option', 'Experiment', 'experiment', 'find_experiments']
 
 # %% ../nbs/12_runner.ipynb #d62fbf7f
 def _to_json(x):
@@ -113,7 +118,8 @@ class ResultsFile:
     def _locked(self):
         "The results file open for reading and appending, under an exclusive lock (released on close)."
         with self._thread_lock, open(self.path, "a+b") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+            if fcntl is not None:
+                fcntl.flock(f, fcntl.LOCK_EX)
             yield f
 
     def _repair(self, f):
@@ -156,6 +162,9 @@ class ResultsFile:
         "Claim trial `key` for this process; False if it is done or another process runs it (`wait`: until it ends)."
         if key in self.done or key in self._claims:
             return False
+        if fcntl is None:                          # no file locks here: this process alone uses the file
+            self._claims[key] = None
+            return True
         f = open(self._claim_path(key), "a")
         try:
             fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
@@ -183,8 +192,10 @@ class ResultsFile:
     def release(self, key: str):
         "Give up the claim of `key`; its claim file goes once the trial is done (never before: see above)."
         with self._thread_lock:
-            f = self._claims.pop(key, None)
-        if f is None:
+            if key not in self._claims:
+                return
+            f = self._claims.pop(key)
+        if f is None:                              # a claim without a file (no file locks on this system)
             return
         if key in self.done:
             with suppress(FileNotFoundError):
@@ -287,6 +298,38 @@ def read_csv(path) -> list[dict]:
     with open(path, newline="", encoding="utf-8") as f:
         return [{k: _number(v) for k, v in r.items()} for r in csv.DictReader(f)]
 
+# %% ../nbs/12_runner.ipynb #2fab09df
+def option_rule(kind: type, accept: Callable, rule: str) -> Callable:
+    "An option rule: read the text as `kind`, keep it if `accept(value)`; otherwise the error says it `must be {rule}`."
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise ValueError(f"must be {rule}") from None
+        if not accept(value):
+            raise ValueError(f"must be {rule}")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
+
+def at_least(lo: int) -> Callable:
+    "The rule of an integer option that is at least `lo`."
+    return option_rule(int, lambda v: v >= lo, f"an integer >= {lo}")
+
+N_JOBS = option_rule(int, lambda v: v != 0, "a nonzero integer (-1: all cores)")
+FRACTION = option_rule(float, lambda v: 0 < v <= 1, "a number in (0, 1]")
+
+def check_option(name: str, value, rule):
+    "Raise a ValueError naming `name`, `value` and the rule if `value` (or an item of a list value) breaks `rule`."
+    for item in value if isinstance(value, (list, tuple)) else [value]:
+        if callable(rule):
+            try:
+                rule(str(item))
+            except ValueError as e:
+                raise ValueError(f"{name}={item!r} {e}") from None
+        elif item not in rule:
+            raise ValueError(f"{name}={item!r} must be one of {', '.join(map(str, rule))}")
+
 # %% ../nbs/12_runner.ipynb #76eb0044
 @dataclass(frozen=True)
 class Experiment:
@@ -295,7 +338,7 @@ class Experiment:
     func: Callable           # the reproducer; its keyword arguments with defaults become options
     summary: str             # one line: which tables and figures it makes
     run_time: str            # expected run time at the defaults, e.g. "about 1 min on 2 cores"
-    options: dict = field(default_factory=dict)   # argument name -> allowed values, or a function text -> value
+    options: dict = field(default_factory=dict)   # argument name -> allowed values, or a rule (text -> value)
 
 def experiment(name: str, *, summary: str, run_time: str, options: dict | None = None):
     "Decorator registering a `reproduce` function as the experiment `name` of the command line."
@@ -309,8 +352,15 @@ def experiment(name: str, *, summary: str, run_time: str, options: dict | None =
         unknown = [k for k in options if k not in params]
         if unknown:
             raise ValueError(f"options {unknown} of experiment {name!r} are not arguments of {func.__qualname__}")
-        func.experiment = Experiment(name, func, summary, run_time, options)
-        return func
+        @functools.wraps(func)
+        def checked(*args, **kwargs):
+            call = inspect.signature(func).bind(*args, **kwargs)
+            call.apply_defaults()
+            for option, rule in options.items():
+                check_option(option, call.arguments[option], rule)
+            return func(*args, **kwargs)
+        checked.experiment = Experiment(name, checked, summary, run_time, options)
+        return checked
     return register
 
 # %% ../nbs/12_runner.ipynb #5960b48f

@@ -8,10 +8,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 # %% auto #0
-__all__ = ['SELECTORS', 'touching_configuration', 'Touching', 'touching', 'RandomWalk', 'random_walk', 'budgeted_argmax',
-           'Biased', 'biased', 'SubsetUpdate', 'subset_update', 'make_selector']
+__all__ = ['N_SWEEPS', 'SELECTORS', 'touching_configuration', 'Touching', 'touching', 'RandomWalk', 'random_walk',
+           'budgeted_argmax', 'Biased', 'biased', 'SubsetUpdate', 'subset_update', 'make_selector']
 
 # %% ../nbs/02_selection.ipynb #1d48f4df
 def touching_configuration(R, z_prev=None) -> np.ndarray:
@@ -43,106 +44,270 @@ def touching() -> Touching:
     "MM's bound choice: zero regret for every latent variable."
     return Touching()
 
-# %% ../nbs/02_selection.ipynb #7f645f41
-def _first_fit(delta, slack):
-    """Sequential Metropolis acceptance of proposals `delta` (regret changes) in order, vectorised.
+# %% ../nbs/02_selection.ipynb #0197c05f
+# R may hold +inf (forbidden values): every fast-math flag except "no NaN / no inf"
+_FAST = {"nsz", "arcp", "contract", "afn", "reassoc"}
+_GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_SHIFTS = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
 
-    Proposal j is accepted iff `delta[j]` fits in the slack left after proposals < j. Returns (accepted mask,
-    slack left). Each round accepts the longest fitting prefix and rejects the proposal that ends it; proposals
-    that cannot fit even if every remaining negative change were accepted are rejected without a round."""
-    accepted = np.zeros(len(delta), bool)
-    rest = np.arange(len(delta))
-    while rest.size:
-        d = delta[rest]
-        hopeless = d > slack - np.minimum(d, 0.0).sum()
-        if hopeless.any():
-            rest, d = rest[~hopeless], d[~hopeless]
-            if not rest.size:
-                break
-        c = np.cumsum(d)
-        over = c > slack
-        if not over.any():
-            accepted[rest] = True
-            slack -= c[-1]
+@njit(inline="always")
+def _uniform(state) -> float:
+    "A uniform float in [0, 1) from the splitmix64 generator whose state is the 1-element uint64 array `state`."
+    state[0] += _GOLDEN
+    x = state[0]
+    x = (x ^ (x >> _SHIFTS[0])) * _MIX1
+    x = (x ^ (x >> _SHIFTS[1])) * _MIX2
+    x = x ^ (x >> _SHIFTS[2])
+    return float(x >> _SHIFTS[3]) * (1.0 / 9007199254740992.0)   # 53 random bits / 2^53
+
+@njit(inline="always")
+def _randint(state, m) -> int:
+    "A uniform integer in [0, m)."
+    return min(int(_uniform(state) * m), m - 1)
+
+# %% ../nbs/02_selection.ipynb #01655ed6
+@njit(cache=True, fastmath=_FAST)
+def _scan_rows(R, budget, z_prev):
+    "One pass over R: each variable's touching value (ties go to `z_prev`) and its number of candidates r <= budget."
+    n, m = R.shape
+    touch = np.empty(n, np.int64)
+    count = np.empty(n, np.int64)
+    for i in range(n):
+        row = R[i]
+        best, c = np.inf, 0
+        for j in range(m):
+            c += row[j] <= budget
+            best = min(best, row[j])
+        arg = 0
+        if z_prev.size and row[z_prev[i]] <= best:
+            arg = z_prev[i]
+        else:
+            while arg < m - 1 and row[arg] != best:
+                arg += 1
+        touch[i], count[i] = arg, c
+    return touch, count
+
+# %% ../nbs/02_selection.ipynb #975c35fa
+@njit(cache=True)
+def _candidate_lists(R, budget, movable, count):
+    """Candidate values (r <= budget) of the movable variables that have few of them, as one ragged array: the
+    q-th movable variable's are `cand[start[q]:start[q+1]]` (empty for a variable with many candidates)."""
+    m = R.shape[1]
+    start = np.zeros(len(movable) + 1, np.int64)
+    for q in range(len(movable)):
+        c = count[movable[q]]
+        start[q + 1] = start[q] + (c if 8 * (c - 1) < m else 0)
+    cand = np.empty(start[-1], np.int64)
+    for q in range(len(movable)):
+        p = start[q]
+        if start[q + 1] > p:
+            for j in range(m):
+                if R[movable[q], j] <= budget:
+                    cand[p] = j
+                    p += 1
+    return start, cand
+
+# %% ../nbs/02_selection.ipynb #e8a04ab4
+@njit(cache=True)
+def _metropolis(R, budget, z, slack, movable, start, cand, n_steps, state):
+    """`n_steps` random-scan Metropolis steps on the uniform law of {z : sum_i R[i, z_i] <= budget}, in place.
+
+    A step picks a movable variable, proposes a uniform other candidate value and accepts iff the regret change
+    fits in the slack. Returns (slack left, steps accepted)."""
+    m = R.shape[1]
+    accepted = 0
+    for _ in range(n_steps):
+        q = _randint(state, len(movable))
+        i, zi = movable[q], z[movable[q]]
+        c = start[q + 1] - start[q]
+        if c > 0:                                  # listed: uniform over the list minus the current value
+            j = cand[start[q] + _randint(state, c - 1)]
+            if j == zi:
+                j = cand[start[q] + c - 1]
+        else:                                      # many candidates: redraw until a candidate other than zi
+            j = _randint(state, m)
+            while j == zi or not R[i, j] <= budget:
+                j = _randint(state, m)
+        delta = float(R[i, j]) - float(R[i, zi])        # float64 even when R is float32
+        if delta <= slack:
+            z[i] = j
+            slack -= delta
+            accepted += 1
+    return slack, accepted
+
+# %% ../nbs/02_selection.ipynb #b468d17c
+@njit(inline="always")
+def _g(x):
+    "(1 - x/1024)^1024 (0 beyond x = 1024): exp(-x) within 1 % for x < 4.5, in ten multiplications."
+    y = max(1.0 - x * (1.0 / 1024.0), 0.0)
+    for _ in range(10):
+        y = y * y
+    return y
+
+@njit(cache=True, fastmath=_FAST)
+def _mean_spend(R, budget, rows, beta) -> float:
+    "Expected total regret of `rows` under the product law p_i(j) ∝ g(beta R[i, j]) on the candidates."
+    f = 0.0
+    for i in rows:
+        s0 = s1 = 0.0
+        for j in range(R.shape[1]):
+            r = R[i, j]
+            w = _g(beta * r) if r <= budget else 0.0
+            s0 += w
+            s1 += w * r
+        f += s1 / s0
+    return f
+
+# %% ../nbs/02_selection.ipynb #a90671a8
+@njit(cache=True)
+def _solve_beta(R, budget, rows, target, rtol=2e-3, max_iter=40) -> float:
+    """beta >= 0 with `_mean_spend(R, budget, rows, beta) = target`: secant steps on log f against log beta
+    (slope -1 when the regrets look exponential), kept inside a bracket."""
+    if _mean_spend(R, budget, rows, 0.0) <= target:
+        return 0.0
+    lt = np.log(target)
+    lb = np.log(len(rows) / target)
+    lf = np.log(_mean_spend(R, budget, rows, np.exp(lb)))
+    slope, lo, hi = -1.0, -np.inf, np.inf
+    for _ in range(max_iter):
+        if abs(lf - lt) <= rtol:
             break
-        j = int(np.argmax(over))
-        accepted[rest[:j]] = True
-        if j:
-            slack -= c[j - 1]
-        rest = rest[j + 1:]
-    return accepted, slack
+        if lf > lt:
+            lo = max(lo, lb)
+        else:
+            hi = min(hi, lb)
+        nb = lb + (lt - lf) / slope
+        if not lo < nb < hi:
+            nb = 0.5 * (lo + hi) if np.isfinite(lo) and np.isfinite(hi) else (lb + 2.0 if lf > lt else lb - 2.0)
+        f = _mean_spend(R, budget, rows, np.exp(nb))
+        if f <= 0.0:                               # beyond the last regret: every weight but the zero ones is 0
+            hi = nb
+            continue
+        if np.log(f) != lf:
+            slope = min((np.log(f) - lf) / (nb - lb), -1e-3)
+        lb, lf = nb, np.log(f)
+    return np.exp(lb)
 
-# %% ../nbs/02_selection.ipynb #036f4694
+# %% ../nbs/02_selection.ipynb #7c4ec4aa
+@njit(cache=True, fastmath=_FAST)
+def _draw_product(R, budget, rows, beta, z, state) -> float:
+    "z_i ~ p_i(j) ∝ g(beta R[i, j]) on the candidates of each variable in `rows` (in place); returns their spend."
+    m = R.shape[1]
+    weight = np.empty(m)
+    spend = 0.0
+    for i in rows:
+        total = 0.0
+        for j in range(m):
+            weight[j] = _g(beta * R[i, j]) if R[i, j] <= budget else 0.0
+            total += weight[j]
+        if total <= 0.0:
+            continue
+        u = _uniform(state) * total
+        j = 0
+        while j < m - 1 and (weight[j] == 0.0 or u >= weight[j]):
+            u -= weight[j]
+            j += 1
+        while weight[j] == 0.0:                    # rounding ran past the last candidate
+            j -= 1
+        z[i] = j
+        spend += R[i, j]
+    return spend
+
+# %% ../nbs/02_selection.ipynb #e836c437
+@njit(cache=True)
+def _repair(R, z, touch, rows, slack, state):
+    "Reset random variables of `rows` that left their touching value to it until `slack >= 0`: (slack, resets)."
+    moved = np.empty(len(rows), np.int64)
+    k = 0
+    for i in rows:
+        if z[i] != touch[i]:
+            moved[k] = i
+            k += 1
+    n_moved = k
+    while slack < 0.0 and k > 0:
+        q = _randint(state, k)
+        i = moved[q]
+        moved[q] = moved[k - 1]
+        k -= 1
+        slack += float(R[i, z[i]]) - float(R[i, touch[i]])
+        z[i] = touch[i]
+    return slack, n_moved - k
+
+# %% ../nbs/02_selection.ipynb #520474a6
+@njit(cache=True)
+def _random_bound(R, budget, z_prev, n_sweeps, n_steps, product, n_beta_rows, seed):
+    """The random selector's kernel: touching values, then (if `product`) a product-law draw repaired to fit the
+    budget, then `n_steps` Metropolis steps (`n_sweeps` per movable variable if `n_steps < 0`).
+    Returns z and (acceptance, movable, beta, resets, moved)."""
+    state = np.full(1, seed, np.uint64)
+    touch, count = _scan_rows(R, budget, z_prev)
+    z = touch.copy()
+    movable = np.flatnonzero(count > 1)
+    beta, resets, slack = np.nan, 0, budget
+    if product and budget > 0.0 and len(movable) > 0:
+        sub = movable
+        if len(movable) > n_beta_rows:             # beta from a random subset of the movable variables
+            sub = movable.copy()
+            for q in range(n_beta_rows):
+                p = q + _randint(state, len(movable) - q)
+                sub[q], sub[p] = sub[p], sub[q]
+            sub = np.sort(sub[:n_beta_rows])
+        beta = _solve_beta(R, budget, sub, budget * len(sub) / len(movable))
+        slack = budget - _draw_product(R, budget, movable, beta, z, state)
+        slack, resets = _repair(R, z, touch, movable, slack, state)
+    if n_steps < 0:
+        n_steps = int(round(n_sweeps * len(movable)))
+    accepted = 0
+    if len(movable) > 0 and n_steps > 0:
+        start, cand = _candidate_lists(R, budget, movable, count)
+        slack, accepted = _metropolis(R, budget, z, slack, movable, start, cand, n_steps, state)
+    moved = np.count_nonzero(z != touch)
+    return z, (accepted / n_steps if n_steps > 0 else np.nan, len(movable), beta, resets, moved)
+
+# %% ../nbs/02_selection.ipynb #20338023
+N_SWEEPS = 2        # default Metropolis sweeps after the product-law draw (the mixing diagnostic above)
+_N_BETA_ROWS = 1024 # beta of the product law is solved on this many random movable variables
+
+# %% ../nbs/02_selection.ipynb #d488526a
 class RandomWalk:
-    """Selector for G-MM's random bounds: a Metropolis walk on the valid configurations (see the notebook).
+    """Selector for G-MM's random bounds: a sample of the uniform law on the valid configurations (see above).
 
-    `n_steps` single-variable steps (default: one sweep over the movable variables). `info` reports the
-    acceptance rate and the number of movable variables. Moves between zero-regret values are free, so a zero
-    budget still lets tied variables move."""
+    From a product-law draw (`init="product"`) or the touching configuration (`init="touching"`), `n_sweeps`
+    Metropolis steps per movable variable (or exactly `n_steps`). `info`: the walk's acceptance rate, the number of
+    movable variables, the product law's `beta`, the variables reset to fit the budget (`resets`) and those off
+    their touching value at the end (`moved`). `R` may be float32 (sums are float64 either way)."""
 
-    def __init__(self, n_steps=None):
+    def __init__(self, n_sweeps=N_SWEEPS, *, init="product", n_steps=None):
+        if isinstance(n_sweeps, bool) or not (isinstance(n_sweeps, (int, float, np.number)) and n_sweeps >= 0):
+            raise ValueError(f"n_sweeps={n_sweeps!r} must be a number >= 0")
         if n_steps is not None and not (isinstance(n_steps, (int, np.integer)) and n_steps >= 0):
             raise ValueError(f"n_steps={n_steps!r} must be None or an integer >= 0")
-        self.n_steps = n_steps
+        if init not in ("product", "touching"):
+            raise ValueError(f"init={init!r} must be 'product' or 'touching'")
+        self.n_sweeps, self.init, self.n_steps = n_sweeps, init, n_steps
 
-    def __repr__(self): return f"random_walk(n_steps={self.n_steps})"
+    def __repr__(self):
+        length = f"n_steps={self.n_steps}" if self.n_steps is not None else f"n_sweeps={self.n_sweeps}"
+        return f"random_walk({length}, init={self.init!r})"
 
     def __call__(self, R, budget, z_prev, rng):
-        R = np.ascontiguousarray(R, dtype=float)
-        z = touching_configuration(R, z_prev)
-        B = float(budget)
-        fits = R <= B                                         # the candidate values S_i, row by row
-        count = np.count_nonzero(fits, axis=1)
-        movable = np.flatnonzero(count > 1)
-        info = dict(acceptance=np.nan, movable=float(movable.size))
-        n_steps = movable.size if self.n_steps is None else self.n_steps
-        if movable.size == 0 or n_steps == 0:
-            return z, info
-        m = R.shape[1]
-        # Variables with many candidates draw their proposal by rejection (a uniform value, redrawn until it is a
-        # candidate other than the current one); the others from an explicit candidate list. Both give the uniform
-        # law on S_i minus the current value; the rejection path avoids listing up to n*m candidates.
-        many = (count - 1) * 8 >= m
-        few = movable[~many[movable]]
-        local = np.full(len(R), -1)
-        local[few] = np.arange(few.size)
-        flat = np.flatnonzero(fits[few])                      # ragged: row r's values are cand[start[r]:start[r]+cnt[r]]
-        rows = flat // m
-        cand = flat - rows * m
-        cnt = count[few]
-        start = np.concatenate([[0], np.cumsum(cnt)[:-1]]).astype(np.int64)
-        is_current = cand == z[few][rows]                     # each row holds its current value once
-        pos = np.zeros(few.size, dtype=np.int64)
-        pos[rows[is_current]] = np.flatnonzero(is_current) - start[rows[is_current]]
-        slack, n_accepted, done = B, 0, 0
-        while done < n_steps:
-            sweep = rng.permutation(movable)[: n_steps - done]
-            new = np.empty(sweep.size, dtype=np.int64)
-            lo = local[sweep]
-            listed = lo >= 0
-            li = lo[listed]
-            k = rng.integers(0, cnt[li] - 1)                  # uniform over the other candidates:
-            k += k >= pos[li]                                 # skip the current value's position
-            new[listed] = cand[start[li] + k]
-            todo = np.flatnonzero(~listed)
-            while todo.size:                                  # each draw succeeds with probability >= 1/8
-                j = rng.integers(0, m, size=todo.size)
-                ok = fits[sweep[todo], j] & (j != z[sweep[todo]])
-                new[todo[ok]] = j[ok]
-                todo = todo[~ok]
-            delta = R[sweep, new] - R[sweep, z[sweep]]
-            accepted, slack = _first_fit(delta, slack)
-            z[sweep[accepted]] = new[accepted]
-            acc_listed = accepted & listed
-            pos[lo[acc_listed]] = k[accepted[listed]]
-            n_accepted += int(accepted.sum())
-            done += sweep.size
-        info.update(acceptance=n_accepted / done)
-        return z, info
+        R = np.asarray(R)
+        R = np.ascontiguousarray(R, dtype=R.dtype if R.dtype in (np.float32, np.float64) else np.float64)
+        z_prev = np.empty(0, np.int64) if z_prev is None else np.ascontiguousarray(z_prev, dtype=np.int64)
+        if z_prev.size and (z_prev.shape != R.shape[:1] or z_prev.min() < 0 or z_prev.max() >= R.shape[1]):
+            raise ValueError(f"z_prev must hold {R.shape[0]} values in 0..{R.shape[1] - 1}")
+        if not float(budget) >= 0:
+            raise ValueError(f"budget={budget!r} must be a number >= 0")
+        budget = min(float(budget), np.finfo(float).max)       # so that forbidden (+inf) values never fit
+        seed = np.random.default_rng(rng).integers(2**63, dtype=np.uint64)
+        z, info = _random_bound(R, budget, z_prev, float(self.n_sweeps),
+                                -1 if self.n_steps is None else int(self.n_steps), self.init == "product",
+                                _N_BETA_ROWS, seed)
+        return z, dict(zip(("acceptance", "movable", "beta", "resets", "moved"), map(float, info)))
 
-def random_walk(n_steps=None) -> RandomWalk:
-    "G-MM's random bound: a Metropolis random walk within the regret budget, from the touching configuration."
-    return RandomWalk(n_steps)
+def random_walk(n_sweeps=N_SWEEPS, *, init="product", n_steps=None) -> RandomWalk:
+    "G-MM's random bound: a uniform sample of the valid configurations (product-law start, Metropolis sweeps)."
+    return RandomWalk(n_sweeps, init=init, n_steps=n_steps)
 
 # %% ../nbs/02_selection.ipynb #64cd4383
 def budgeted_argmax(R, G, budget, n_bisect=50):
@@ -261,7 +426,8 @@ SELECTORS = ("touching", "random", "biased", "subset")
 def make_selector(bound="touching",  # a rule name in `SELECTORS`, or a selector (returned as it is)
                   *,
                   bias=None,         # the bias of `bound="biased"` (see `biased`)
-                  n_steps=None,      # walk length of `bound="random"` (None: the walk's default)
+                  n_sweeps=N_SWEEPS, # Metropolis sweeps of `bound="random"` after its product-law start
+                  n_steps=None,      # or its exact number of steps (None: `n_sweeps` per movable variable)
                   fraction=0.1,      # initial subset of `bound="subset"`
                  ):
     "The selector for a bound rule; options that the rule does not use must be left at their defaults."
@@ -277,7 +443,7 @@ def make_selector(bound="touching",  # a rule name in `SELECTORS`, or a selector
     if bound == "touching":
         return touching()
     if bound == "random":
-        return random_walk(n_steps)
+        return random_walk(n_sweeps, n_steps=n_steps)
     if bound == "subset":
         return subset_update(fraction)
     if bias is None:

@@ -49,7 +49,7 @@ def random_ssvm(n=20, n_outputs=5, n_features=4, random_state=None) -> Enumerate
 
 # %% ../nbs/05_ssvm_solvers.ipynb #839c241a
 class L2:
-    "R(w) = 1/2 ||w||^2, the structural SVM's regularizer."
+    "R(w) = ½‖w‖², the structural SVM's regularizer."
     exact_line_search = True
     def value(self, w): return 0.5 * float(w @ w)
     def conjugate(self, v): return 0.5 * float(v @ v)
@@ -60,7 +60,7 @@ class L2:
     def __repr__(self): return "L2()"
 
 class GroupL2:
-    """R(w) = 1/2 ||w||^2 + sum_p mu_p ||w_p||_2 over the groups `groups[p]` (index arrays); `mu` is a scalar or
+    """R(w) = ½‖w‖² + Σₚ μₚ‖wₚ‖₂ over the groups `groups[p]` (index arrays); `mu` is a scalar or
     one weight per group. `primal` is the group soft-threshold (the proximal step of the group norm)."""
     exact_line_search = False
 
@@ -100,7 +100,7 @@ class SSVMState:
     m: np.ndarray
     ell: np.ndarray
     atoms: list | None = None
-    cuts: CutSet | None = None
+    cuts: object = None            # a `CutSet` (defined below) once the cutting-plane method has run
     solver: str = "bcfw"
 
     def copy(self):

@@ -69,19 +69,25 @@ class SelfPacedSSVM(LatentSSVM):
     `mu` > 1 the annealing factor of K; `K0` the first K (threshold 1/K0 on the difficulty; None: more than half of
     the samples, and 10 % of those with positive difficulty, start in); `init_iters` the CCCP iterations before SPL;
     `eps` the stopping decrease of the objective (8); `max_iter` outer SPL iterations; `max_inner` ACS steps per
-    iteration; `tol`, `max_passes` the bound solver's (BCFW) certificate and pass limit. Prediction as `LatentSSVM`."""
+    iteration; `tol`, `max_passes`, `solver` the bound solver's certificate, pass limit and method
+    (`latent_mm.solvers.solve_ssvm`). Prediction as `LatentSSVM`."""
 
     def __init__(self, model=None, *, C=1.0, criterion="slack", mu=1.3, K0=None, init_iters=2, eps=1e-3,
-                 max_iter=100, max_inner=10, tol=1e-3, max_passes=200, regularizer=None, random_state=None):
+                 max_iter=100, max_inner=10, tol=1e-3, max_passes=1000, solver="auto", regularizer=None,
+                 random_state=None):
         self.model, self.C, self.criterion, self.mu, self.K0 = model, C, criterion, mu, K0
         self.init_iters, self.eps, self.max_iter, self.max_inner = init_iters, eps, max_iter, max_inner
-        self.tol, self.max_passes, self.regularizer, self.random_state = tol, max_passes, regularizer, random_state
+        self.tol, self.max_passes, self.solver = tol, max_passes, solver
+        self.regularizer, self.random_state = regularizer, random_state
 
 # %% ../nbs/09_spl.ipynb #f9eeebaa
 def _prepare(est, X, y, h0):
     "Validated data, the model with its classes, encoded labels and h0 (as `LatentSSVM.fit`)."
     model = LatentMulticlass() if est.model is None else est.model
-    X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None))
+    X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None), model=model)
+    if model.latent_shape(X) != ():
+        raise ValueError(f"model {model!r} has latent variables of shape {model.latent_shape(X)} per example; "
+                         "self-paced learning needs one latent variable per example")
     if model.n_classes is None:
         est.classes_, y_enc = np.unique(y, return_inverse=True)
         if len(est.classes_) < 2:
@@ -96,10 +102,12 @@ def _solve(est, problem, z, v, w):
     "argmin_w of the bound at latent values z with sample weights v; the dual state carries over between solves."
     weighted = LatentSSVMProblem(problem.model, problem.X, problem.y, est.C, sample_weight=v.astype(float),
                                  regularizer=est.regularizer, tol=est.tol, max_passes=est.max_passes,
-                                 random_state=problem.rng)
+                                 solver=est.solver, random_state=problem.rng)
     weighted.state = problem.state
     w = weighted.minimize_bound(z, w)
     problem.state = weighted.state
+    problem.unconverged += weighted.unconverged            # uncertified solves are reported by `fit`
+    problem.n_solves = getattr(problem, "n_solves", 0) + 1
     return w
 
 # %% ../nbs/09_spl.ipynb #1cf6d0ab
@@ -124,6 +132,17 @@ def _acs(est, problem, criterion, w, z, threshold):
     return w, v_start, v_prev, est.max_inner
 
 # %% ../nbs/09_spl.ipynb #02ae541e
+def _warn_uncertified(est):
+    "Say so when bound solves were not certified or training ended at w = 0 (as `LatentSSVM` does)."
+    bad = est.problem_.unconverged
+    if bad:
+        warnings.warn(f"{len(bad)} of {est.problem_.n_solves} bound solves stopped at max_passes={est.max_passes} "
+                      f"before their duality gap reached tol={est.tol} (worst relative gap {max(g for _, g in bad):.3g}); "
+                      "the result is not certified: raise max_passes", ConvergenceWarning, stacklevel=3)
+    if not np.any(est.coef_):
+        warnings.warn("training ended at w = 0, where every latent value ties: pass informative initial latent "
+                      "values h0, or another C", UserWarning, stacklevel=3)
+
 _COLUMNS = ("phase", "K", "threshold", "share_start", "share", "objective", "spl_objective", "n_inner", "changed", "time")
 
 def _fit(self, X, y, h0=None):
@@ -133,7 +152,7 @@ def _fit(self, X, y, h0=None):
     self.model_ = model
     rng = np.random.default_rng(self.random_state)
     problem = LatentSSVMProblem(model, X, y_enc, self.C, regularizer=self.regularizer, tol=self.tol,
-                                max_passes=self.max_passes, random_state=rng)
+                                max_passes=self.max_passes, solver=self.solver, random_state=rng)
     self.problem_ = problem
     n = len(X)
     w, z = np.zeros(model.size_joint_feature(X.shape[2])), h0
@@ -173,11 +192,12 @@ def _fit(self, X, y, h0=None):
     self.history_ = {k: np.asarray(x, dtype=float) for k, x in hist.items()}
     self.history_["selected"], self.history_["selected_start"] = np.array(selected), np.array(started)
     self.history_["latent"] = np.array(latents)
-    self.coef_ = w.reshape(model.n_classes, X.shape[2])
+    self.coef_ = w.reshape(model.coef_shape(X.shape[2]))
     self.latent_ = z
     self.objective_ = float(problem.objective(w))
-    self.n_iter_, self.converged_ = len(hist["phase"]), converged
+    self.n_iter_, self.converged_ = len(hist["phase"]), converged and not problem.unconverged
     self.n_features_in_ = X.shape[2]
+    _warn_uncertified(self)
     if not converged:
         warnings.warn(f"SelfPacedSSVM did not converge in max_iter={self.max_iter} iterations (share selected "
                       f"{hist['share'][-1]:.2f}); raise max_iter or eps", ConvergenceWarning, stacklevel=2)

@@ -61,7 +61,7 @@ def check_trace(result, eta, *, eps=None, rtol=1e-8) -> bool:
 
 # %% ../nbs/01_theory.ipynb #872f24a6
 class MinOfQuadratics(LatentProblem):
-    "F(w) = mean_i min_j (mu/2 ||w - a_ij||^2 + c_ij): a discrete-latent toy problem with mu-strongly convex bounds."
+    "F(w) = (1/n) Σᵢ minⱼ (μ/2 ‖w − aᵢⱼ‖² + cᵢⱼ): a discrete-latent toy problem with μ-strongly convex bounds."
 
     def __init__(self, n=50, n_values=4, dim=2, mu=1.0, spread=3.0, random_state=None):
         rng = np.random.default_rng(random_state)
@@ -92,7 +92,7 @@ class MinOfQuadratics(LatentProblem):
 
 # %% ../nbs/01_theory.ipynb #6906468f
 class SmoothDC(LatentProblem):
-    "F(w) = 1/2 w'Aw - b'w - beta sum_k log cosh(w_k - c_k): a C^1 DC toy problem; bounds are indexed by an anchor."
+    "F(w) = ½ wᵀAw − bᵀw − β Σₖ log cosh(wₖ − cₖ): a smooth (C¹) DC toy problem; bounds are indexed by an anchor."
 
     def __init__(self, dim=5, beta=3.0, random_state=None):
         rng = np.random.default_rng(random_state)
@@ -163,7 +163,7 @@ def random_anchor(scale=1.0, max_halvings=60) -> RandomAnchor:
 
 # %% ../nbs/01_theory.ipynb #bb40aa18
 def plot_trace(result, ax=None, title=None):
-    "Plot F(w_t), b_t(w_{t-1}), b_t(w_t) and v_t of a G-MM run, and the gap d_t on a log scale."
+    "Plot F(wₜ), bₜ(wₜ₋₁), bₜ(wₜ) and vₜ of a G-MM run, and the gap dₜ on a log scale."
     import matplotlib.pyplot as plt
     if ax is None:
         _, ax = plt.subplots(1, 2, figsize=(10, 3.5))
@@ -181,7 +181,7 @@ def plot_trace(result, ax=None, title=None):
     return ax
 
 # %% ../nbs/01_theory.ipynb #dbed257d
-from .runner import experiment
+from .runner import at_least, experiment
 
 def _selectors_for(problem):
     "(name, selector factory, eta) triples that apply to a toy problem."
@@ -220,19 +220,24 @@ def theory_table(n_seeds=5, random_state=0) -> list[dict]:
                              invariants_ok=ok))
     return rows
 
-def format_table(rows, columns=None, floatfmt="{:.4g}") -> str:
-    "Plain-text table of a list of dicts (one line per row, aligned columns)."
+def _cell(value, floatfmt, missing) -> str:
+    "One table cell: floats formatted, a missing value (None or NaN) as `missing`."
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return missing
+    return floatfmt.format(value) if isinstance(value, float) else str(value)
+
+def format_table(rows, columns=None, floatfmt="{:.4g}", missing="-") -> str:
+    "Plain-text table of a list of dicts (one line per row, aligned columns); a missing value shows as `missing`."
     columns = columns or list(rows[0])
-    cells = [[floatfmt.format(r[c]) if isinstance(r[c], float) else str(r[c]) for c in columns] for r in rows]
+    cells = [[_cell(r[c], floatfmt, missing) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths))
     return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
-@experiment("theory", summary="G-MM invariants and Theorems 1-2 on toy problems", run_time="a few seconds")
+@experiment("theory", summary="G-MM invariants and Theorems 1-2 on toy problems", run_time="a few seconds",
+            options=dict(seeds=at_least(1)))
 def reproduce(out: str = "latent_mm_results/theory", seeds: int = 5) -> list[dict]:
     """Check G-MM's invariants and Theorems 1-2 on the toy problems: print a table, write `theory.png`/`theory.csv`."""
-    import matplotlib
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from latent_mm.runner import write_csv
     from latent_mm.selection import random_walk

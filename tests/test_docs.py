@@ -2,10 +2,11 @@
 Chromium over a loopback HTTP server. Screenshots go to `docs_build/screenshots/`. With LATENT_MM_REUSE_SITE=1
 an existing `_site/` (from `python -m latent_mm.docs` or an earlier run) is checked without rebuilding it.
 
-The browser is Debian's `/usr/bin/chromium` (`.ci/run` installs it), driven by Playwright's Python package.
+The browser is Debian's `/usr/bin/chromium` (`.ci/run` installs it), driven by Playwright's Python package. Without
+Chromium (or without npm, for the pages' JavaScript) these tests are skipped, with the install line as the reason;
+in CI (the `CI` environment variable set) they fail instead.
 """
 import contextlib
-import fcntl
 import functools
 import http.server
 import json
@@ -18,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from latent_mm.docs import build_site, npm_assets, readme_markdown, sidebar_pages, page_url
+from shared import BUILD, SITE_STAMP, file_lock, run_id
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_site"
-BUILD = ROOT / "docs_build"
 SHOTS = BUILD / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -62,40 +63,30 @@ def test_quarto_sidebar_is_sound():
 # Build once per test run. Under pytest-xdist several workers may ask for the site: the first builds it under a
 # file lock, the others find it stamped with this run's id and reuse it.
 
-def _run_id():
-    return os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
-
-
-@contextlib.contextmanager
-def _lock(path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try: yield
-        finally: fcntl.flock(f, fcntl.LOCK_UN)
-
 
 @pytest.fixture(scope="session")
 def modules():
     "The npm packages of the site's JavaScript (`npm ci` once, if `.ci/run` has not run it)."
-    with _lock(BUILD / "npm.lock"): return npm_assets(ROOT)
+    if not (ROOT / "node_modules").exists() and shutil.which("npm") is None:
+        _missing("npm", "apt-get update && apt-get install -y npm")
+    with file_lock(BUILD / "npm.lock"): return npm_assets(ROOT)
 
 
 @pytest.fixture(scope="session")
 def site(modules):
-    stamp = BUILD / "site_run"          # this run's id, then "ok" or the build's error
-    with _lock(BUILD / "site.lock"):
+    stamp = SITE_STAMP
+    with file_lock(BUILD / "site.lock"):
         run, _, outcome = stamp.read_text().partition("\n") if stamp.exists() else ("", "", "")
         reuse = os.environ.get("LATENT_MM_REUSE_SITE") == "1" and (SITE / "pages.json").exists()
         if reuse: outcome = "ok"          # iterating on these checks: keep the site of an earlier build
-        elif run != _run_id():
+        elif run != run_id():
             try:
                 summary = build_site(ROOT, SITE, modules=modules)
                 outcome = "ok"
                 print(f"docs site built in {summary['seconds']}")
             except Exception as e:       # a failed build is reported once per worker, not rebuilt
                 outcome = f"{type(e).__name__}: {e}"
-            stamp.write_text(f"{_run_id()}\n{outcome}")
+            stamp.write_text(f"{run_id()}\n{outcome}")
     if outcome != "ok": pytest.fail(f"the docs build failed: {outcome}")
     return json.loads((SITE / "pages.json").read_text())
 
@@ -132,10 +123,18 @@ def _serve(folder):
         server.server_close()
 
 
+def _missing(tool: str, install: str):
+    "A system tool the docs tests need is absent: skip them on a developer's machine, fail in CI (`CI` set)."
+    reason = f"{tool} is missing: {install}"
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get update && apt-get install -y chromium")
+        _missing(str(CHROMIUM), "apt-get update && apt-get install -y chromium")
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
@@ -237,8 +236,14 @@ def test_page_renders_in_browser(url, site, served_site, browser):
     assert not problems, f"{url}: " + "\n".join(problems)
 
 
+def test_every_figure_a_notebook_draws_reaches_its_page(site):
+    "A figure left open after its cell was drawn but never shown (the backend switched away from inline): none."
+    lost = {p["url"]: p["unshown_figures"] for p in site["pages"] if p["unshown_figures"]}
+    assert not lost, f"figures drawn but missing from their pages (did code call matplotlib.use?): {lost}"
+
+
 def test_site_has_no_remote_scripts_nor_quarto_leftovers(site):
-    pages = [p for p in SITE.rglob("*.html") if "_assets" not in p.parts]
+    pages = [p for p in SITE.rglob("*.html") if "_assets" not in p.parts and "_source" not in p.parts]
     assert len(pages) == len(PAGES)
     for page in pages:
         text = page.read_text(encoding="utf-8")
@@ -250,6 +255,19 @@ def test_site_has_no_remote_scripts_nor_quarto_leftovers(site):
         attributes = re.findall(r'\]\([^)\s]*\)\{[^}]*\}|\{target=[^}]*\}', prose)  # quarto link attributes
         assert not directives and not attributes, f"{page.relative_to(SITE)}: {directives[:3]} {attributes[:3]}"
     assert (SITE / "_assets" / "mathjax" / "MathJax.js").exists()
+
+
+def test_source_links_stay_on_the_site(site):
+    "`show_doc`'s source links lead to the site's own source pages, never to the repository address in settings.ini."
+    from latent_mm.docs import project_config
+    git_url = project_config(ROOT).git_url
+    leaving = [f"{p.relative_to(SITE)}: {href}" for p in SITE.rglob("*.html") if "_assets" not in p.parts
+               for href in re.findall(r'<a\b[^>]*\bhref="([^"]*)"', p.read_text(encoding="utf-8")) if href.startswith(git_url)]
+    assert not leaving, leaving[:5]
+    sources = [href for href in re.findall(r'<a\b[^>]*\bhref="([^"#]*_source/[^"#]*)', (SITE / "core.html").read_text(encoding="utf-8"))]
+    assert sources, "core.html shows no source link"
+    for href in sources:
+        assert (SITE / href).exists(), href
 
 
 def test_pages_follow_the_quarto_sidebar(site, served_site, browser):
@@ -317,3 +335,23 @@ def test_links_between_pages_resolve(site):
             if not (page.parent / path).resolve().exists():
                 broken.append(f"{page.relative_to(SITE)} -> {href}")
     assert not broken, broken
+
+
+def test_cells_with_imports_hold_only_imports():
+    """nbdev's docs processing runs every cell that imports something, on its own and before the rest of the
+    notebook has run; a cell that mixes imports with code then fails in the docs build only. The home page's
+    examples are exempt: each is self-contained, as a reader copies it."""
+    import nbformat
+    imports = re.compile(r"\s*(from\s+\S+\s+import|import)\s")
+    mixed = []
+    for nb in sorted((ROOT / "nbs").rglob("*.ipynb")):
+        if nb.name == "index.ipynb" or ".ipynb_checkpoints" in nb.parts:
+            continue
+        for i, cell in enumerate(nbformat.read(nb, as_version=4).cells):
+            lines = cell.source.splitlines()
+            if cell.cell_type != "code" or not lines or lines[0].startswith(("#| export", "#|export", "#| hide")):
+                continue
+            code = [l for l in lines if l.strip() and not l.lstrip().startswith("#")]
+            if any(imports.match(l) for l in code) and not all(imports.match(l) for l in code):
+                mixed.append(f"{nb.relative_to(ROOT / 'nbs')} cell {i}")
+    assert not mixed, f"move these cells' imports to the notebook's '#| hide' cell: {mixed}"

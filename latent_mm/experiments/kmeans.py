@@ -15,13 +15,15 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets import load_cloud, load_d31, load_norm25, make_gmm200
-from ..kmeans import GMMKMeans, init_centers
+from ..kmeans import GMMKMeans, init_centers, init_partition
 from ..runner import read_csv, run_trials, write_csv
+from ..selection import N_SWEEPS, random_walk
 from ..theory import format_table
 
 # %% auto #0
-__all__ = ['DATASETS', 'TABLE1_INITS', 'PAPER_TABLE1', 'PAPER_TABLE4', 'load_dataset', 'trial_seed', 'kmeans_trial',
-           'table1_trials', 'table1_summary', 'eta_sweep', 'plot_eta_sweep', 'explore', 'plot_table1', 'reproduce']
+__all__ = ['DATASETS', 'TABLE1_INITS', 'PAPER_TABLE1', 'PAPER_TABLE4', 'MIXING_LENGTHS', 'load_dataset', 'trial_seed',
+           'initial_state', 'kmeans_trial', 'table1_trials', 'table1_summary', 'mixing_trials', 'mixing_summary',
+           'plot_mixing', 'eta_sweep', 'eta_summary', 'plot_eta_sweep', 'explore', 'plot_table1', 'reproduce']
 
 # %% ../../nbs/experiments/01_kmeans_table1.ipynb #b4ef92c0
 DATASETS = {  # name: (loader, k of Table 1)
@@ -44,24 +46,39 @@ def trial_seed(dataset, init, trial) -> int:
     "Seed of one trial's initialisation: the same for every method and eta, different across trials."
     return zlib.crc32(f"{dataset}/{init}/{trial}".encode())
 
-def kmeans_trial(dataset: str, init: str, trial: int, eta: float = 0.02, bound: str = "random",
-                 max_iter: int = 1000, with_kmeans: bool = True) -> dict:
-    """One trial: k-means (eta=1, touching bounds) and G-MM (`eta`, `bound`) from the same initial centres.
-
-    Returns both runs' per-point objectives, iteration counts and seconds (G-MM's only if not `with_kmeans`)."""
+def initial_state(dataset, init, trial, partition_as_bound=True) -> np.ndarray:
+    """A trial's start: the labels of a random partition (the first bound) when `init="random-partition"` and
+    `partition_as_bound`, else initial centres (k-means++: the original algorithm, one local trial)."""
     X, k = load_dataset(dataset)
     seed = trial_seed(dataset, init, trial)
-    w0 = init_centers(X, k, init, random_state=seed, n_local_trials=1 if init == "k-means++" else None)
+    if init == "random-partition" and partition_as_bound:
+        return init_partition(X, k, seed)[0]
+    return init_centers(X, k, init, random_state=seed, n_local_trials=1 if init == "k-means++" else None)
+
+def kmeans_trial(dataset: str, init: str, trial: int, eta: float = 0.02, bound: str = "random",
+                 max_iter: int = 1000, with_kmeans: bool = True, n_sweeps: float = N_SWEEPS,
+                 walk_init: str = "product", partition_as_bound: bool = True) -> dict:
+    """One trial: k-means (eta=1, touching bounds) and G-MM (`eta`, `bound`) from the same start (`initial_state`).
+
+    `n_sweeps` and `walk_init` configure the random bounds (`latent_mm.selection.random_walk`). Returns both runs'
+    per-point objectives after the first iteration and at the end, iteration counts and seconds (G-MM's only if not
+    `with_kmeans`), and G-MM's mean share of the budget spent."""
+    X, k = load_dataset(dataset)
+    start = initial_state(dataset, init, trial, partition_as_bound)
+    select = random_walk(n_sweeps, init=walk_init) if bound == "random" else bound
     out = {}
-    for method, kw in (("kmeans", dict(eta=1.0, bound="touching")), ("gmm", dict(eta=eta, bound=bound))):
+    for method, kw in (("kmeans", dict(eta=1.0, bound="touching")), ("gmm", dict(eta=eta, bound=select))):
         if method == "kmeans" and not with_kmeans:
             continue
-        start = time.perf_counter()
+        t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            est = GMMKMeans(k, init=w0, max_iter=max_iter, random_state=seed, **kw).fit(X)
-        out.update({f"{method}_F": float(est.objective_), f"{method}_n_iter": int(est.n_iter_),
-                    f"{method}_seconds": time.perf_counter() - start})
+            est = GMMKMeans(k, init=start, max_iter=max_iter, random_state=trial_seed(dataset, init, trial),
+                            **kw).fit(X)
+        out.update({f"{method}_F": float(est.objective_), f"{method}_F1": float(est.trace_.F[0]),
+                    f"{method}_n_iter": int(est.n_iter_), f"{method}_seconds": time.perf_counter() - t0})
+    spent = est.trace_.info.get("spent", np.array([np.nan]))
+    out["gmm_spent"] = float(np.nanmean(spent)) if np.isfinite(spent).any() else float("nan")
     return out
 
 # %% ../../nbs/experiments/01_kmeans_table1.ipynb #af16b29c
@@ -96,7 +113,7 @@ def table1_trials(datasets=tuple(DATASETS), inits=TABLE1_INITS, trials=2, eta=0.
     for d in datasets:
         load_dataset(d)                                    # fail early on an unknown name
     heavy = {"gmm200": 0, "norm25": 1}                     # the slowest first, for better load balance
-    configs = [dict(dataset=d, init=i, trial=t, eta=eta, bound=bound)
+    configs = [dict(dataset=d, init=i, trial=t, eta=eta, bound=bound, n_sweeps=N_SWEEPS)
                for t in range(trials) for d in sorted(datasets, key=lambda d: heavy.get(d, 2)) for i in inits]
     return run_trials(kmeans_trial, configs, results=results, n_jobs=n_jobs, progress=progress,
                       desc="k-means trials")
@@ -124,48 +141,96 @@ def table1_summary(rows) -> list[dict]:
     return out
 
 
+# %% ../../nbs/experiments/01_kmeans_table1.ipynb #48281e7e
+MIXING_LENGTHS = {"touching": (1, 4, 16, 64, 256), "product": (0, 1, 2, 4, 16)}   # walk start: sweeps per bound
+
+def mixing_trials(dataset="gmm200", init="random-partition", lengths=MIXING_LENGTHS, trials=5, eta=0.02,
+                  results=None, n_jobs=1, progress=False) -> list[dict]:
+    "G-MM with random bounds for every walk start and length in `lengths`; trial t starts from one state for all."
+    configs = [dict(dataset=dataset, init=init, trial=t, eta=eta, with_kmeans=False, walk_init=start, n_sweeps=float(s))
+               for start, sweeps in lengths.items() for s in sweeps for t in range(trials)]
+    return run_trials(kmeans_trial, configs, results=results, n_jobs=n_jobs, progress=progress, desc="walk lengths")
+
+def mixing_summary(rows) -> list[dict]:
+    "Final objective (mean, std, best), iterations, budget spent and seconds per walk start and length."
+    out = []
+    for start, s in dict.fromkeys((r["walk_init"], r["n_sweeps"]) for r in rows):
+        sel = [r for r in rows if (r["walk_init"], r["n_sweeps"]) == (start, s)]
+        mean, std, best = _stats([r["gmm_F"] for r in sel])
+        out.append(dict(walk_init=start, n_sweeps=s, trials=len(sel), mean=mean, std=std, best=best,
+                        iters=float(np.mean([r["gmm_n_iter"] for r in sel])),
+                        spent=float(np.mean([r["gmm_spent"] for r in sel])),
+                        seconds=float(np.mean([r["gmm_seconds"] for r in sel]))))
+    return out
+
+# %% ../../nbs/experiments/01_kmeans_table1.ipynb #7ae7b49d
+def plot_mixing(summary, axes=None):
+    "Final objective (mean and one-std band) and iterations against sweeps per bound, per walk start."
+    import matplotlib.pyplot as plt
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+    for c, start in enumerate(dict.fromkeys(r["walk_init"] for r in summary)):
+        rows = sorted((r for r in summary if r["walk_init"] == start), key=lambda r: r["n_sweeps"])
+        x = np.array([max(r["n_sweeps"], 0.5) for r in rows])
+        mean, std = np.array([r["mean"] for r in rows]), np.nan_to_num([r["std"] for r in rows])
+        axes[0].plot(x, mean, "o-", color=f"C{c}", label=f"{start} start")
+        axes[0].fill_between(x, mean - std, mean + std, color=f"C{c}", alpha=0.15)
+        axes[1].plot(x, [r["iters"] for r in rows], "o-", color=f"C{c}", label=f"{start} start")
+    axes[0].set(xscale="log", yscale="log", xlabel="sweeps per bound (0 plotted at 0.5)", ylabel="final objective (4)")
+    axes[1].set(xscale="log", xlabel="sweeps per bound (0 plotted at 0.5)", ylabel="iterations")
+    axes[0].legend(fontsize=8)
+    axes[0].figure.tight_layout()
+    return axes
+
 # %% ../../nbs/experiments/01_kmeans_table1.ipynb #7e23f1b5
 def eta_sweep(datasets=("d31", "cloud"), etas=(0.02, 0.05, 0.1, 0.3, 1.0), inits=TABLE1_INITS, trials=3,
               results=None, n_jobs=1, progress=False) -> list[dict]:
-    "G-MM (random bounds) for every eta; trial t of a (dataset, init) starts from the same centres for every eta."
-    configs = [dict(dataset=d, init=i, trial=t, eta=float(e), with_kmeans=False)
+    "G-MM (random bounds) for every eta; trial t of a (dataset, init) starts from the same state for every eta."
+    configs = [dict(dataset=d, init=i, trial=t, eta=float(e), with_kmeans=False, n_sweeps=N_SWEEPS)
                for d in datasets for i in inits for e in etas for t in range(trials)]
     return run_trials(kmeans_trial, configs, results=results, n_jobs=n_jobs, progress=progress, desc="eta sweep")
 
-def plot_eta_sweep(rows, axes=None):
+def eta_summary(rows) -> list[dict]:
+    "Figure 2's points: mean, (sample) standard deviation and best objective per data set, init and eta."
+    out = []
+    for d, i, e in dict.fromkeys((r["dataset"], r["init"], r["eta"]) for r in rows):
+        mean, std, best = _stats([r["gmm_F"] for r in rows if (r["dataset"], r["init"], r["eta"]) == (d, i, e)])
+        out.append(dict(dataset=d, init=i, eta=e, trials=sum((r["dataset"], r["init"], r["eta"]) == (d, i, e)
+                                                              for r in rows), mean=mean, std=std, best=best))
+    return out
+
+def plot_eta_sweep(summary, axes=None):
     "Figure 2: mean (solid), best (dashed) and one-std band of the objective against eta, per init and data set."
     import matplotlib.pyplot as plt
-    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+    datasets = list(dict.fromkeys(r["dataset"] for r in summary))
     if axes is None:
         _, axes = plt.subplots(1, len(datasets), figsize=(5 * len(datasets), 3.8), squeeze=False)
         axes = axes[0]
     for ax, d in zip(axes, datasets):
         for c, init in enumerate(TABLE1_INITS):
-            sel = [r for r in rows if r["dataset"] == d and r["init"] == init]
+            sel = sorted((r for r in summary if r["dataset"] == d and r["init"] == init), key=lambda r: r["eta"])
             if not sel:
                 continue
-            etas = sorted({r["eta"] for r in sel})
-            F = [np.array([r["gmm_F"] for r in sel if r["eta"] == e]) for e in etas]
-            mean, std, best = (np.array([f(x) for x in F]) for f in (np.mean, np.std, np.min))
+            etas, mean, std, best = (np.array([r[k] for r in sel]) for k in ("eta", "mean", "std", "best"))
             ax.plot(etas, mean, f"C{c}-", label=init)
             ax.plot(etas, best, f"C{c}--")
-            ax.fill_between(etas, mean - std, mean + std, color=f"C{c}", alpha=0.15)
+            ax.fill_between(etas, mean - np.nan_to_num(std), mean + np.nan_to_num(std), color=f"C{c}", alpha=0.15)
         ax.set(xscale="log", yscale="log", xlabel=r"progress coefficient $\eta$", ylabel="objective (4)", title=d)
         ax.legend(fontsize=8)
+    axes[0].figure.tight_layout()
     return axes
 
 # %% ../../nbs/experiments/01_kmeans_table1.ipynb #f14e4423
 def explore(dataset="d31", init="random-partition", eta=0.02, trial=0):
-    "Fit k-means and G-MM from one trial's centres and plot the clustering and G-MM's trace; returns the two fits."
+    "Fit k-means and G-MM from one trial's start and plot the clustering and G-MM's trace; returns the two fits."
     import matplotlib.pyplot as plt
     from latent_mm.theory import plot_trace
     X, k = load_dataset(dataset)
-    w0 = init_centers(X, k, init, random_state=trial_seed(dataset, init, trial),
-                      n_local_trials=1 if init == "k-means++" else None)
+    start = initial_state(dataset, init, trial)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        km = GMMKMeans(k, init=w0).fit(X)
-        gm = GMMKMeans(k, eta=eta, bound="touching" if eta == 1 else "random", init=w0, random_state=trial).fit(X)
+        km = GMMKMeans(k, init=start).fit(X)
+        gm = GMMKMeans(k, eta=eta, bound="touching" if eta == 1 else "random", init=start, random_state=trial).fit(X)
     mean = X.mean(0)
     P = np.eye(X.shape[1])[:, :2] if X.shape[1] == 2 else np.linalg.svd(X - mean, full_matrices=False)[2][:2].T
     proj = lambda A: (A - mean) @ P
@@ -181,40 +246,45 @@ def explore(dataset="d31", init="random-partition", eta=0.02, trial=0):
     return km, gm
 
 # %% ../../nbs/experiments/01_kmeans_table1.ipynb #0d7d1fe7
-from ..runner import experiment
+from ..runner import FRACTION, N_JOBS, at_least, experiment
 
 def plot_table1(summary, path=None):
     "Mean (bar) and best (dot) per data set, init and method; the paper's mean (black tick) and best (star)."
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     datasets = list(dict.fromkeys(r["dataset"] for r in summary))
-    fig, axes = plt.subplots(1, len(datasets), figsize=(4.2 * len(datasets), 3.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.2 * len(datasets), 3.9), squeeze=False)
     for ax, d in zip(axes[0], datasets):
         for j, m in enumerate(("k-means", "G-MM")):
             sel = {r["init"]: r for r in summary if r["dataset"] == d and r["method"] == m}
             x = np.arange(len(TABLE1_INITS)) + (j - 0.5) * 0.38
             rs = [sel.get(i) for i in TABLE1_INITS]
-            ax.bar(x, [r["mean"] if r else np.nan for r in rs], 0.36, color=f"C{j}", alpha=0.7, label=m)
+            ax.bar(x, [r["mean"] if r else np.nan for r in rs], 0.36, color=f"C{j}", alpha=0.7)
             ax.plot(x, [r["best"] if r else np.nan for r in rs], "o", color=f"C{j}", ms=4)
             ax.plot(x, [r["paper_mean"] if r else np.nan for r in rs], "k_", ms=14, mew=2)
             ax.plot(x, [r["paper_best"] if r else np.nan for r in rs], "k*", ms=6)
         ax.set_xticks(range(len(TABLE1_INITS)), TABLE1_INITS, fontsize=8)
         ax.set(yscale="log", title=d, ylabel="objective (4)")
-    axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
+    key = [plt.Rectangle((0, 0), 1, 1, color=f"C{j}", alpha=0.7, label=f"{m}: our mean") for j, m in enumerate(("k-means", "G-MM"))]
+    key += [Line2D([], [], color="0.4", marker="o", ls="", ms=4, label="our best (dot in the method's colour)"),
+            Line2D([], [], color="k", marker="_", ls="", ms=14, mew=2, label="paper's mean"),
+            Line2D([], [], color="k", marker="*", ls="", ms=6, label="paper's best")]
+    fig.legend(handles=key, loc="lower center", ncol=len(key), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     if path is not None:
         fig.savefig(path, dpi=110)
         plt.close(fig)
     return fig
 
-@experiment("kmeans", summary="k-means vs G-MM on four data sets: Table 1 and Table 4 (iterations)", run_time="about 1 min on 2 cores")
+@experiment("kmeans", summary="k-means vs G-MM on four data sets: Table 1 and Table 4 (iterations)",
+            run_time="about 1 min on 2 cores (--trials 50: about 10 min)",
+            options=dict(trials=at_least(1), datasets=list(DATASETS), n_jobs=N_JOBS, eta=FRACTION))
 def reproduce(out: str = "latent_mm_results/kmeans", trials: int = 2, datasets: list = list(DATASETS),
               n_jobs: int = 2, eta: float = 0.02, progress: bool = True) -> list[dict]:
     """G-MM vs k-means (Table 1 of Naderi et al. 2019): print ours beside the paper's, write CSV and PNG.
 
     `trials` per data set and initialisation (the paper: 50); `n_jobs` trials run in parallel; trials are
     appended to `out/kmeans_trials.jsonl` as they finish, so a rerun resumes. `progress`: a progress bar."""
-    import matplotlib
-    matplotlib.use("Agg")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = table1_trials(datasets=tuple(datasets), trials=trials, eta=eta, results=out / "kmeans_trials.jsonl",
