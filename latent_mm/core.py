@@ -152,6 +152,8 @@ def _bound_step(problem, sel, w, v, F_prev, z_prev, rng, t, bound_rtol):
     budget = max(0.0, v - F_prev)
     if getattr(sel, "protocol", "regrets") == "continuous":
         z, info = sel(problem, w, v, z_prev, rng)
+    elif _problem_touches(problem, sel):                  # no regret array: the problem finds the touching values
+        z, info = np.asarray(problem.touching_configuration(w, z_prev)), {}
     else:
         R = problem.regrets(w)
         z, info = sel(R, budget, z_prev, rng)
@@ -163,6 +165,10 @@ def _bound_step(problem, sel, w, v, F_prev, z_prev, rng, t, bound_rtol):
             f"v_{{t-1}}={v:.10g} (excess {b_prev - v:.3g}); a selector must return a bound with "
             f"b_t(w_{{t-1}}) <= v_{{t-1}}")
     return z, b_prev, budget, info or {}
+
+def _problem_touches(problem, sel) -> bool:
+    "Whether the touching configuration comes from the problem itself (MM's selector and a problem that offers it)."
+    return getattr(sel, "protocol", "regrets") == "touching" and hasattr(problem, "touching_configuration")
 
 def _progress_bar(total, progress):
     "A tqdm progress bar when `progress` is truthy, else None."
@@ -202,7 +208,7 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
     F_prev = v0
     if z0 is not None:                                       # the first bound is given: it sets the threshold
         z0 = np.asarray(z0)
-        if getattr(sel, "protocol", "regrets") != "continuous":
+        if getattr(sel, "protocol", "regrets") != "continuous" and not _problem_touches(problem, sel):
             z0 = check_configuration(z0, problem.regrets(w), "z0")
         b0 = float(problem.bound(z0, w))
         if not (np.isfinite(b0) and b0 >= F_prev - _tol(bound_rtol, b0, F_prev)):

@@ -14,7 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .core import LatentProblem, _check_eta, gmm
-from .selection import make_selector
+from .selection import make_selector, touching_configuration
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -34,45 +34,115 @@ class KMeansProblem(LatentProblem):
         self.n = len(self.X)
         self.x2 = np.einsum("ij,ij->i", self.X, self.X)
         self.x2_mean = float(self.x2.mean())
-        self._w = None
+        self._w, self._R = None, None
+        self._keep_regrets = False   # set by the first call of `regrets`: from then on every point keeps its array
+        self._z_last = None          # the configuration of the last bound asked for (without the regret array)
 
-    def _update(self, w):
-        """Regrets of every point for every centre of `w`, cached for the last `w` seen. Distances are computed
-        in float64 row blocks of about 2^18 entries, so the only (n, k) array is the regret array itself, kept in
-        float32 (half the memory; the objective, the labels and every sum are float64)."""
-        if self._w is not None and self._w.shape == np.shape(w) and np.array_equal(self._w, w):
-            return
-        w = np.array(w, dtype=float)                      # a copy: the cache key must not change under us
-        self._R = None                                    # free the previous regrets before making new ones
-        R = np.empty((self.n, len(w)), dtype=np.float32)
+    def _blocks(self, w):
+        "Row blocks (rows, D) of D[i, j] = (||x_i - mu_j||^2 - ||x_i||^2) / n, about 2^18 float64 entries each."
         W, w2 = w.T * (-2.0 / self.n), np.einsum("ij,ij->i", w, w) / self.n
-        self._labels, self._Dmin = np.empty(self.n, dtype=np.intp), np.empty(self.n)
         step = max(1, 2**18 // max(1, len(w)))
         for start in range(0, self.n, step):
             rows = slice(start, start + step)
             D = self.X[rows] @ W
-            D += w2                                       # D[i, j] = (||x_i - mu_j||^2 - ||x_i||^2) / n
-            self._labels[rows] = D.argmin(1)
-            self._Dmin[rows] = np.take_along_axis(D, self._labels[rows, None], 1)[:, 0]
-            np.subtract(D, self._Dmin[rows, None], out=R[rows])
-        self._R, self._w = R, w
+            D += w2
+            yield rows, D
+
+    def _pass(self, w, keep_regrets=False, z_prev=None, touch=False):
+        """One pass over the distances at `w`: each point's label and least distance; the (n, k) float32 regrets if
+        `keep_regrets`; if `touch`, the touching configuration with ties kept at `z_prev` and the regrets of both
+        (float32, as in the regret array), from one block of regrets at a time. Returns (labels, Dmin, R, touch)
+        with touch = (z_touch, regrets of z_prev or None, regrets of z_touch), or None."""
+        n, k = self.n, len(w)
+        labels, Dmin = np.empty(n, dtype=np.intp), np.empty(n)
+        R = np.empty((n, k), dtype=np.float32) if keep_regrets else None
+        if touch:
+            if z_prev is not None and (z_prev.shape != (n,) or z_prev.min() < 0 or z_prev.max() >= k):
+                raise ValueError(f"z must hold {n} cluster indices in 0..{k - 1}")
+            z_touch, r_touch = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.float32)
+            r_prev = None if z_prev is None else np.empty(n, dtype=np.float32)
+            block = np.empty((min(n, max(1, 2**18 // max(1, k))), k), dtype=np.float32)
+        for rows, D in self._blocks(w):
+            labels[rows] = D.argmin(1)
+            Dmin[rows] = np.take_along_axis(D, labels[rows, None], 1)[:, 0]
+            if R is not None:
+                np.subtract(D, Dmin[rows, None], out=R[rows])
+            if touch:
+                Rb, at = block[: len(D)], np.arange(len(D))
+                np.subtract(D, Dmin[rows, None], out=Rb)
+                zp = None if z_prev is None else z_prev[rows]
+                z_touch[rows] = touching_configuration(Rb, zp)
+                r_touch[rows] = Rb[at, z_touch[rows]]
+                if zp is not None:
+                    r_prev[rows] = Rb[at, zp]
+        return labels, Dmin, R, ((z_touch, r_prev, r_touch) if touch else None)
+
+    def _at(self, w, regrets=False):
+        """Make `w` the current point (cached for the last `w` seen): labels, least distances, F, and the regret array
+        if asked for now or ever before. Without the array, the same pass finds the touching configuration with ties
+        at the last bound's configuration, and the regrets of both: what MM asks for next."""
+        keep = regrets or self._keep_regrets
+        if self._w is not None and self._w.shape == np.shape(w) and np.array_equal(self._w, w):
+            if self._R is not None or not keep:
+                return
+        w = np.array(w, dtype=float)                      # a copy: the cache key must not change under us
+        self._R = None                                    # free the previous regrets before making new ones
+        z_prev = None if keep else self._z_last
+        self._labels, self._Dmin, self._R, touch = self._pass(w, keep, z_prev, touch=z_prev is not None)
+        self._w, self._touches, self._sums = w, [], []
         self._F = max(float(self._Dmin.sum() + self.x2_mean), 0.0)
+        if touch is not None:
+            self._remember(z_prev, touch)
+
+    def _remember(self, z_prev, touch):
+        "Keep a touching configuration found at the current point and the regret sums of it and of `z_prev`."
+        z_touch, r_prev, r_touch = touch
+        self._touches.append((z_prev, z_touch))
+        self._sums.append((z_touch, float(r_touch.sum(dtype=np.float64))))
+        if z_prev is not None:
+            self._sums.append((z_prev, float(r_prev.sum(dtype=np.float64))))
+
+    @staticmethod
+    def _find(pairs, z):
+        "The value kept for configuration `z` (None: no configuration) in (configuration, value) pairs, or None."
+        for key, value in pairs:
+            if (key is None) == (z is None) and (z is None or np.array_equal(key, z)):
+                return value
+        return None
 
     def objective(self, w) -> float:
-        self._update(w)
+        self._at(w)
         return self._F
 
     def regrets(self, w) -> np.ndarray:
-        self._update(w)
+        self._keep_regrets = True
+        self._at(w, regrets=True)
         return self._R
 
     def bound(self, z, w) -> float:
-        self._update(w)
-        return self._F + float(self._R[np.arange(self.n), np.asarray(z)].sum(dtype=np.float64))
+        self._at(w)
+        z = np.asarray(z)
+        if self._R is not None:
+            return self._F + float(self._R[np.arange(self.n), z].sum(dtype=np.float64))
+        self._z_last = z.copy()
+        if self._find(self._sums, z) is None:
+            self._remember(self._z_last, self._pass(self._w, z_prev=self._z_last, touch=True)[3])
+        return self._F + self._find(self._sums, z)
+
+    def touching_configuration(self, w, z_prev=None) -> np.ndarray:
+        """The zero-regret configuration at `w`, ties kept at `z_prev`: `latent_mm.selection.touching_configuration`
+        of the regret array, found one block of regrets at a time (the engine's MM step; no (n, k) array)."""
+        self._at(w)
+        if self._R is not None:
+            return touching_configuration(self._R, z_prev)
+        z_prev = None if z_prev is None else np.array(z_prev)
+        if self._find(self._touches, z_prev) is None:
+            self._remember(z_prev, self._pass(self._w, z_prev=z_prev, touch=True)[3])
+        return self._find(self._touches, z_prev).copy()
 
     def touching(self, w) -> np.ndarray:
         "The nearest-centre assignment (Lloyd's E-step); ties go to the lowest index, as in scikit-learn."
-        self._update(w)
+        self._at(w)
         return self._labels.copy()
 
     def minimize_bound(self, z, w_prev) -> np.ndarray:
@@ -200,7 +270,7 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         rs = check_random_state(self.random_state)
         w0, z0 = self._initial_state(X, rs)
         self.scale_ = scale = _exact_scale(X)
-        problem = KMeansProblem(X / scale)
+        problem = KMeansProblem(X / scale if scale != 1.0 else X)
         variance = float(problem.X.var(axis=0).sum())         # F of a single cluster: the objective's scale
         eps = self.eps * variance if variance > 0 else self.eps
         res = gmm(problem, w0 / scale, select, eta=eta, eps=eps, max_iter=max_iter,

@@ -5,10 +5,10 @@
 # %% ../nbs/02_selection.ipynb #fbf9f66c
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-from numba import njit
 
 # %% auto #0
 __all__ = ['N_SWEEPS', 'SELECTORS', 'touching_configuration', 'Touching', 'touching', 'RandomWalk', 'random_walk',
@@ -34,6 +34,7 @@ def _chosen(R, z) -> np.ndarray:
 # %% ../nbs/02_selection.ipynb #1a115c4b
 class Touching:
     "Selector for MM: the bound that touches the objective at the previous iterate."
+    protocol = "touching"   # the engine may ask the problem for this configuration instead (no regret array)
 
     def __call__(self, R, budget, z_prev, rng):
         return touching_configuration(R, z_prev), {}
@@ -44,13 +45,37 @@ def touching() -> Touching:
     "MM's bound choice: zero regret for every latent variable."
     return Touching()
 
+# %% ../nbs/02_selection.ipynb #5adfe2b9
+_KERNELS = {}   # name -> [function, numba.njit options, compiled?]
+
+def _compile_kernels():
+    "Compile every registered kernel not compiled yet, in place of its module-level name (kernels call each other)."
+    from numba import njit
+    for name, entry in _KERNELS.items():
+        f, options, compiled = entry
+        if not compiled:
+            f.__globals__[name] = njit(**options)(f)
+            entry[2] = True
+
+def _kernel(**options):
+    "Register a numba kernel, compiled with `numba.njit(**options)` on the first call of any kernel."
+    def register(f):
+        _KERNELS[f.__name__] = [f, options, False]
+
+        @functools.wraps(f)
+        def first_call(*args):
+            _compile_kernels()
+            return f.__globals__[f.__name__](*args)
+        return first_call
+    return register
+
 # %% ../nbs/02_selection.ipynb #0197c05f
 # R may hold +inf (forbidden values): every fast-math flag except "no NaN / no inf"
 _FAST = {"nsz", "arcp", "contract", "afn", "reassoc"}
 _GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _SHIFTS = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
 
-@njit(inline="always")
+@_kernel(inline="always")
 def _uniform(state) -> float:
     "A uniform float in [0, 1) from the splitmix64 generator whose state is the 1-element uint64 array `state`."
     state[0] += _GOLDEN
@@ -60,13 +85,13 @@ def _uniform(state) -> float:
     x = x ^ (x >> _SHIFTS[2])
     return float(x >> _SHIFTS[3]) * (1.0 / 9007199254740992.0)   # 53 random bits / 2^53
 
-@njit(inline="always")
+@_kernel(inline="always")
 def _randint(state, m) -> int:
     "A uniform integer in [0, m)."
     return min(int(_uniform(state) * m), m - 1)
 
 # %% ../nbs/02_selection.ipynb #01655ed6
-@njit(cache=True, fastmath=_FAST)
+@_kernel(cache=True, fastmath=_FAST)
 def _scan_rows(R, budget, z_prev):
     "One pass over R: each variable's touching value (ties go to `z_prev`) and its number of candidates r <= budget."
     n, m = R.shape
@@ -88,7 +113,7 @@ def _scan_rows(R, budget, z_prev):
     return touch, count
 
 # %% ../nbs/02_selection.ipynb #975c35fa
-@njit(cache=True)
+@_kernel(cache=True)
 def _candidate_lists(R, budget, movable, count):
     """Candidate values (r <= budget) of the movable variables that have few of them, as one ragged array: the
     q-th movable variable's are `cand[start[q]:start[q+1]]` (empty for a variable with many candidates)."""
@@ -108,7 +133,7 @@ def _candidate_lists(R, budget, movable, count):
     return start, cand
 
 # %% ../nbs/02_selection.ipynb #e8a04ab4
-@njit(cache=True)
+@_kernel(cache=True)
 def _metropolis(R, budget, z, slack, movable, start, cand, n_steps, state):
     """`n_steps` random-scan Metropolis steps on the uniform law of {z : sum_i R[i, z_i] <= budget}, in place.
 
@@ -136,7 +161,7 @@ def _metropolis(R, budget, z, slack, movable, start, cand, n_steps, state):
     return slack, accepted
 
 # %% ../nbs/02_selection.ipynb #b468d17c
-@njit(inline="always")
+@_kernel(inline="always")
 def _g(x):
     "(1 - x/1024)^1024 (0 beyond x = 1024): exp(-x) within 1 % for x < 4.5, in ten multiplications."
     y = max(1.0 - x * (1.0 / 1024.0), 0.0)
@@ -144,7 +169,7 @@ def _g(x):
         y = y * y
     return y
 
-@njit(cache=True, fastmath=_FAST)
+@_kernel(cache=True, fastmath=_FAST)
 def _mean_spend(R, budget, rows, beta) -> float:
     "Expected total regret of `rows` under the product law p_i(j) ∝ g(beta R[i, j]) on the candidates."
     f = 0.0
@@ -159,7 +184,7 @@ def _mean_spend(R, budget, rows, beta) -> float:
     return f
 
 # %% ../nbs/02_selection.ipynb #a90671a8
-@njit(cache=True)
+@_kernel(cache=True)
 def _solve_beta(R, budget, rows, target, rtol=2e-3, max_iter=40) -> float:
     """beta >= 0 with `_mean_spend(R, budget, rows, beta) = target`: secant steps on log f against log beta
     (slope -1 when the regrets look exponential), kept inside a bracket."""
@@ -189,7 +214,7 @@ def _solve_beta(R, budget, rows, target, rtol=2e-3, max_iter=40) -> float:
     return np.exp(lb)
 
 # %% ../nbs/02_selection.ipynb #7c4ec4aa
-@njit(cache=True, fastmath=_FAST)
+@_kernel(cache=True, fastmath=_FAST)
 def _draw_product(R, budget, rows, beta, z, state) -> float:
     "z_i ~ p_i(j) ∝ g(beta R[i, j]) on the candidates of each variable in `rows` (in place); returns their spend."
     m = R.shape[1]
@@ -214,7 +239,7 @@ def _draw_product(R, budget, rows, beta, z, state) -> float:
     return spend
 
 # %% ../nbs/02_selection.ipynb #e836c437
-@njit(cache=True)
+@_kernel(cache=True)
 def _repair(R, z, touch, rows, slack, state):
     "Reset random variables of `rows` that left their touching value to it until `slack >= 0`: (slack, resets)."
     moved = np.empty(len(rows), np.int64)
@@ -234,7 +259,7 @@ def _repair(R, z, touch, rows, slack, state):
     return slack, n_moved - k
 
 # %% ../nbs/02_selection.ipynb #520474a6
-@njit(cache=True)
+@_kernel(cache=True)
 def _random_bound(R, budget, z_prev, n_sweeps, n_steps, product, n_beta_rows, seed):
     """The random selector's kernel: touching values, then (if `product`) a product-law draw repaired to fit the
     budget, then `n_steps` Metropolis steps (`n_sweeps` per movable variable if `n_steps < 0`).

@@ -1,4 +1,6 @@
 """k-means by MM and G-MM: scikit-learn equivalence and compatibility, bad input, invariants, data sets."""
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -8,7 +10,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import check_estimator
 
 from latent_mm.datasets import load_cloud, load_d31, load_norm25, make_gmm200, make_norm25
+from latent_mm.core import gmm
 from latent_mm.kmeans import GMMKMeans, KMeansProblem, init_centers
+from latent_mm.selection import touching
 from latent_mm.theory import check_trace
 
 
@@ -157,3 +161,32 @@ def test_cli_reproduce_kmeans(tmp_path, capsys):
     assert all(r["trials"] == 1 and r["mean"] > 0 for r in rows)
     assert (tmp_path / "kmeans_table1.png").stat().st_size > 1000
     assert len((tmp_path / "kmeans_trials.jsonl").read_text().splitlines()) == 3
+
+
+def test_touching_fit_does_not_load_numba():
+    "numba (about 0.1 GB resident) is loaded by the random walk only: importing the package and MM never load it."
+    code = ("import sys, numpy as np\n"
+            "import latent_mm, latent_mm.kmeans\n"
+            "from latent_mm.kmeans import GMMKMeans\n"
+            "X = np.random.default_rng(0).normal(size=(300, 2))\n"
+            "GMMKMeans(4, random_state=0).fit(X)\n"
+            "print('numba' in sys.modules)\n"
+            "GMMKMeans(4, bound='random', eta=0.1, max_iter=3, random_state=0).fit(X)\n"
+            "print('numba' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True"]
+
+
+def test_touching_fit_builds_no_regret_array():
+    "MM asks the problem for its touching values; the (n, k) regret array is never built, and the run is the same."
+    X = blobs(n=400, k=6)
+    w0 = init_centers(X, 6, "forgy", random_state=2)
+    lazy = KMeansProblem(X)
+    res = gmm(lazy, w0, touching(), eps=1e-12, max_iter=50)
+    assert lazy._R is None
+    eager = KMeansProblem(X)
+    eager.regrets(w0)                                  # from now on it keeps the array, the selector reads it
+    ref = gmm(eager, w0, lambda R, budget, z_prev, rng: touching()(R, budget, z_prev, rng), eps=1e-12, max_iter=50)
+    np.testing.assert_array_equal(res.z, ref.z)
+    for col in ("F", "bound_prev", "bound_new", "gap", "changed"):
+        np.testing.assert_array_equal(getattr(res.trace, col), getattr(ref.trace, col))
