@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import maxflow
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from .lssvm import _FixedLatent
 from .selection import touching_configuration
@@ -24,7 +26,8 @@ class MultiFoldMIL:
     the structural hinge loss of each example under its held-out fold model.
 
     Folds are drawn once per run (from `random_state`, else from the run's generator); `tol` and `max_passes`
-    control the fold models' solver."""
+    control the fold models' solver. A fold model that is not certified within `max_passes` (relative duality gap
+    above `tol`) is counted in the run's `n_unconverged` and reported once per run by a `ConvergenceWarning`."""
 
     def __init__(self, n_folds=10, *, tol=1e-3, max_passes=100, random_state=None):
         if isinstance(n_folds, bool) or not (isinstance(n_folds, (int, np.integer)) and n_folds >= 2):
@@ -47,6 +50,7 @@ class _MultiFoldRun:
     def __init__(self, spec, problem, fold):
         self.spec, self.problem, self.fold_ = spec, problem, fold
         self.states = [None] * spec.n_folds
+        self.n_unconverged = 0
         self.coef_ = np.zeros((spec.n_folds, problem.model.size_joint_feature(problem.X.shape[2])))
 
     def scores(self, R, z_prev, rng):
@@ -60,6 +64,13 @@ class _MultiFoldRun:
                              regularizer=p.regularizer, tol=self.spec.tol, max_passes=self.spec.max_passes,
                              solver=getattr(p, "solver", "auto"), state=self.states[k], random_state=rng, warn=False)
             self.states[k], self.coef_[k] = res.state, res.w
+            if not res.converged:
+                self.n_unconverged += 1
+                if self.n_unconverged == 1:
+                    warnings.warn(f"multi-fold MIL bias: the model of fold {k} is not certified after max_passes="
+                                  f"{self.spec.max_passes} (relative duality gap {res.gap / max(res.primal, 1e-12):.2g}"
+                                  f" > tol={self.spec.tol}); its scores come from an approximate model. Raise "
+                                  "multifold_mil's max_passes or tol.", ConvergenceWarning, stacklevel=2)
             S = model.scores(X[held], res.w)                  # (m, n_latent, n_classes)
             top = model.augment(S, y[held]).max((1, 2))
             G[held] = -(top[:, None] - S[np.arange(len(S)), :, y[held]])   # minus the hinge loss, every z

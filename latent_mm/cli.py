@@ -15,17 +15,16 @@ import warnings
 from .runner import Experiment, find_experiments
 
 # %% auto #0
-__all__ = ['EXPERIMENT_PACKAGE', 'EXTRA_MODULES', 'experiment_modules', 'experiments', 'main']
+__all__ = ['EXPERIMENT_PACKAGE', 'experiment_modules', 'experiments', 'main']
 
 # %% ../nbs/90_cli.ipynb #9920f413
 EXPERIMENT_PACKAGE = "latent_mm.experiments"
-EXTRA_MODULES = ("latent_mm.theory",)
 
 def experiment_modules() -> list:
-    "`EXTRA_MODULES` and every module of the `latent_mm.experiments` package, imported."
+    "Every module of the `latent_mm.experiments` package, imported."
     package = importlib.import_module(EXPERIMENT_PACKAGE)
-    names = list(EXTRA_MODULES) + [f"{EXPERIMENT_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(package.__path__)
-                                   if not m.name.startswith("_")]
+    names = [f"{EXPERIMENT_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(package.__path__)
+             if not m.name.startswith("_")]
     modules = []
     for name in names:
         try:

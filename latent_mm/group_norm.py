@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from .core import gmm
-from .lssvm import LatentSSVM, LatentSSVMProblem, check_latent_data
+from .lssvm import LatentSSVM, LatentSSVMProblem, check_latent_data, check_sample_weight, encode_labels
 from .solvers import GroupL2, bcfw
 
 # %% auto #0
@@ -29,6 +29,8 @@ class LatentStateBlocks:
         self.n_classes, self.null_class = n_classes, null_class
 
     def __repr__(self): return f"LatentStateBlocks(n_classes={self.n_classes}, null_class={self.null_class})"
+
+    def with_n_classes(self, n_classes): return LatentStateBlocks(n_classes, self.null_class)
 
     @property
     def weighted(self) -> np.ndarray:
@@ -370,28 +372,10 @@ def _setup(self, X, y, h0):
     "Validated data, encoded labels and the model sized to them."
     model = LatentStateBlocks() if self.model is None else self.model
     X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None), model=model)
-    if model.n_classes is None:
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"y has {len(self.classes_)} class(es) {self.classes_.tolist()}; at least 2 are needed")
-        model = type(model)(n_classes=len(self.classes_), null_class=model.null_class)
-    else:
-        self.classes_, y_enc = np.arange(model.n_classes), y.astype(np.int64)
+    model, self.classes_, y_enc = encode_labels(model, y)
     if model.null_class is not None and model.null_class not in range(model.n_classes):
         raise ValueError(f"null_class={model.null_class!r} must be one of the classes 0..{model.n_classes - 1}")
     return model, X, y_enc, h0
-
-def _check_sample_weight(sample_weight, n):
-    "One finite weight >= 0 per example, or None."
-    if sample_weight is None:
-        return None
-    s = np.asarray(sample_weight, dtype=float)
-    if s.shape != (n,):
-        raise ValueError(f"sample_weight has shape {s.shape}; it must be ({n},), one weight per example")
-    if not (np.all(np.isfinite(s)) and np.all(s >= 0)):
-        i = int(np.flatnonzero(~(np.isfinite(s) & (s >= 0)))[0])
-        raise ValueError(f"sample_weight[{i}]={s[i]} must be finite and >= 0")
-    return s
 
 GroupNormSSVM._check_params, GroupNormSSVM._setup = _check_params, _setup
 
@@ -402,7 +386,7 @@ def _fit(self, X, y, h0=None, sample_weight=None, coef_init=None):
     select = self._selector()                    # `LatentSSVM`'s bound rules, validated before any work
     model, X, y_enc, h0 = self._setup(X, y, h0)
     n, H, d = X.shape
-    sample_weight = _check_sample_weight(sample_weight, n)
+    sample_weight = check_sample_weight(sample_weight, n)
     D = model.size_joint_feature(H, d)
     groups = block_groups(D // d, d) if self.groups is None else check_groups(self.groups, D)
     omega = GroupNorm(groups, self.lam, self.ridge)

@@ -17,7 +17,8 @@ from .selection import make_selector
 from .solvers import L2, bcfw, check_solver, solve_ssvm
 
 # %% auto #0
-__all__ = ['LatentMulticlass', 'LatentSSVMProblem', 'check_latent_data', 'LatentSSVM', 'LatentBinary', 'toy_localization']
+__all__ = ['LatentMulticlass', 'LatentSSVMProblem', 'check_latent_data', 'encode_labels', 'check_sample_weight', 'LatentSSVM',
+           'LatentBinary', 'toy_localization']
 
 # %% ../nbs/06_lssvm.ipynb #a3b9eefe
 class LatentMulticlass:
@@ -230,6 +231,31 @@ def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
             raise ValueError(f"h0[{where}]={h0[i]} is out of range for {m} latent values (0..{m - 1})")
     return X, y, h0
 
+# %% ../nbs/06_lssvm.ipynb #d23f461b
+def encode_labels(model, y):
+    """`(model, classes, y_enc)` for labels `y` already checked by `check_latent_data`. A model without a class count
+    is sized to the sorted distinct labels (by its `with_n_classes(n)` if it has one, else `type(model)(n_classes=n)`)
+    and `y` is encoded as 0..n-1; a sized model keeps its classes 0..n_classes-1."""
+    if model.n_classes is not None:
+        return model, np.arange(model.n_classes), y.astype(np.int64)
+    classes, y_enc = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(f"y has {len(classes)} class(es) {classes.tolist()}; at least 2 are needed")
+    resize = getattr(model, "with_n_classes", None)
+    return (resize(len(classes)) if resize else type(model)(n_classes=len(classes))), classes, y_enc
+
+def check_sample_weight(sample_weight, n):
+    "One finite weight >= 0 per example as a float array, or None."
+    if sample_weight is None:
+        return None
+    s = np.asarray(sample_weight, dtype=float)
+    if s.shape != (n,):
+        raise ValueError(f"sample_weight has shape {s.shape}; it must be ({n},), one weight per example")
+    if not (np.all(np.isfinite(s)) and np.all(s >= 0)):
+        i = int(np.flatnonzero(~(np.isfinite(s) & (s >= 0)))[0])
+        raise ValueError(f"sample_weight[{i}]={s[i]} must be finite and >= 0")
+    return s
+
 # %% ../nbs/06_lssvm.ipynb #81ebd763
 class LatentSSVM(ClassifierMixin, BaseEstimator):
     """Latent structural SVM trained by CCCP (`bound="touching"`, `eta=1`) or G-MM (other bounds, `eta` < 1).
@@ -262,22 +288,9 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         select = self._selector()
         model = LatentMulticlass() if self.model is None else self.model
         X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None), model=model)
-        if model.n_classes is None:
-            self.classes_, y_enc = np.unique(y, return_inverse=True)
-            if len(self.classes_) < 2:
-                raise ValueError(f"y has {len(self.classes_)} class(es) {self.classes_.tolist()}; at least 2 are needed")
-            model = type(model)(n_classes=len(self.classes_))
-        else:
-            self.classes_, y_enc = np.arange(model.n_classes), y.astype(np.int64)
+        model, self.classes_, y_enc = encode_labels(model, y)
         self.model_ = model
-        if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=float)
-            if sample_weight.shape != (len(X),):
-                raise ValueError(f"sample_weight has shape {sample_weight.shape}; it must be ({len(X)},), one "
-                                 "weight per example")
-            if not (np.all(np.isfinite(sample_weight)) and np.all(sample_weight >= 0)):
-                i = int(np.flatnonzero(~(np.isfinite(sample_weight) & (sample_weight >= 0)))[0])
-                raise ValueError(f"sample_weight[{i}]={sample_weight[i]} must be finite and >= 0")
+        sample_weight = check_sample_weight(sample_weight, len(X))
         h0 = np.zeros((len(X),) + model.latent_shape(X), dtype=np.int64) if h0 is None else h0
         rng = np.random.default_rng(self.random_state)
         self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight,

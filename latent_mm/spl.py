@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from .criteria import check_difficulty, get_criterion, slack
-from .lssvm import LatentMulticlass, LatentSSVM, LatentSSVMProblem, check_latent_data
+from .lssvm import LatentMulticlass, LatentSSVM, LatentSSVMProblem, check_latent_data, encode_labels
 from .selection import touching_configuration
 
 # %% auto #0
@@ -88,13 +88,7 @@ def _prepare(est, X, y, h0):
     if model.latent_shape(X) != ():
         raise ValueError(f"model {model!r} has latent variables of shape {model.latent_shape(X)} per example; "
                          "self-paced learning needs one latent variable per example")
-    if model.n_classes is None:
-        est.classes_, y_enc = np.unique(y, return_inverse=True)
-        if len(est.classes_) < 2:
-            raise ValueError(f"y has {len(est.classes_)} class(es) {est.classes_.tolist()}; at least 2 are needed")
-        model = type(model)(n_classes=len(est.classes_))
-    else:
-        est.classes_, y_enc = np.arange(model.n_classes), y.astype(np.int64)
+    model, est.classes_, y_enc = encode_labels(model, y)
     h0 = np.zeros(len(X), dtype=np.int64) if h0 is None else h0
     return model, X, y_enc, h0
 

@@ -13,7 +13,7 @@ from .core import LatentProblem, gmm
 
 # %% auto #0
 __all__ = ['InvariantError', 'check_trace', 'MinOfQuadratics', 'SmoothDC', 'TouchingAnchor', 'touching_anchor', 'RandomAnchor',
-           'random_anchor', 'plot_trace', 'theory_table', 'format_table', 'reproduce']
+           'random_anchor', 'plot_trace', 'theory_table', 'format_table']
 
 # %% ../nbs/01_theory.ipynb #c0b2e7cd
 class InvariantError(AssertionError):
@@ -181,8 +181,6 @@ def plot_trace(result, ax=None, title=None):
     return ax
 
 # %% ../nbs/01_theory.ipynb #dbed257d
-from .runner import at_least, experiment
-
 def _selectors_for(problem):
     "(name, selector factory, eta) triples that apply to a toy problem."
     from latent_mm.selection import biased, random_walk, subset_update, touching
@@ -233,27 +231,3 @@ def format_table(rows, columns=None, floatfmt="{:.4g}", missing="-") -> str:
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths))
     return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells])
-
-@experiment("theory", summary="G-MM invariants and Theorems 1-2 on toy problems", run_time="a few seconds",
-            options=dict(seeds=at_least(1)))
-def reproduce(out: str = "latent_mm_results/theory", seeds: int = 5) -> list[dict]:
-    """Check G-MM's invariants and Theorems 1-2 on the toy problems: print a table, write `theory.png`/`theory.csv`."""
-    import matplotlib.pyplot as plt
-    from latent_mm.runner import write_csv
-    from latent_mm.selection import random_walk
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    rows = theory_table(n_seeds=seeds)
-    print(format_table(rows))
-    write_csv(rows, out / "theory.csv")
-    fig, axes = plt.subplots(2, 2, figsize=(11, 7))
-    problem = MinOfQuadratics(n=60, n_values=5, random_state=0)
-    plot_trace(gmm(problem, np.zeros(2), random_walk(), eta=0.1, eps=1e-10, random_state=0), ax=axes[0],
-               title=r"min of quadratics, random walk, $\eta=0.1$")
-    dc = SmoothDC(random_state=0)
-    plot_trace(gmm(dc, np.zeros(5), random_anchor(), eta=0.1, eps=1e-10, random_state=0), ax=axes[1],
-               title=r"smooth DC, random anchor, $\eta=0.1$")
-    fig.savefig(out / "theory.png", dpi=110)
-    plt.close(fig)
-    print(f"\nwrote {out / 'theory.csv'} and {out / 'theory.png'}")
-    return rows
