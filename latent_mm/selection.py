@@ -266,6 +266,9 @@ def _random_bound(R, budget, z_prev, n_sweeps, n_steps, product, n_beta_rows, se
     Returns z and (acceptance, movable, beta, resets, moved)."""
     state = np.full(1, seed, np.uint64)
     touch, count = _scan_rows(R, budget, z_prev)
+    for i in range(len(touch)):
+        if not R[i, touch[i]] == 0.0:                 # regrets: >= 0 with a zero (the touching value) in each row
+            raise ValueError("not a regret array")
     z = touch.copy()
     movable = np.flatnonzero(count > 1)
     beta, resets, slack = np.nan, 0, budget
@@ -325,9 +328,15 @@ class RandomWalk:
             raise ValueError(f"budget={budget!r} must be a number >= 0")
         budget = min(float(budget), np.finfo(float).max)       # so that forbidden (+inf) values never fit
         seed = np.random.default_rng(rng).integers(2**63, dtype=np.uint64)
-        z, info = _random_bound(R, budget, z_prev, float(self.n_sweeps),
-                                -1 if self.n_steps is None else int(self.n_steps), self.init == "product",
-                                _N_BETA_ROWS, seed)
+        try:
+            z, info = _random_bound(R, budget, z_prev, float(self.n_sweeps),
+                                    -1 if self.n_steps is None else int(self.n_steps), self.init == "product",
+                                    _N_BETA_ROWS, seed)
+        except ValueError:
+            low = np.nanmin(R, axis=1) if R.size else np.zeros(0)
+            i = int(np.flatnonzero(~(low == 0) | np.isnan(R).any(1))[0])
+            raise ValueError(f"R[{i}] has least value {R[i].min()} (NaN: {bool(np.isnan(R[i]).any())}): a regret array "
+                             "holds values >= 0 with a zero in every row (the touching value)") from None
         return z, dict(zip(("acceptance", "movable", "beta", "resets", "moved"), map(float, info)))
 
 def random_walk(n_sweeps=N_SWEEPS, *, init="product", n_steps=None) -> RandomWalk:

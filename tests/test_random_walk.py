@@ -83,3 +83,10 @@ def test_reproducible_and_edge_cases():
         assert R32[np.arange(200), z].sum(dtype=np.float64) <= budget32
     with pytest.raises(ValueError, match="z_prev must hold 200 values"):
         random_walk()(R, budget, np.full(200, 30), np.random.default_rng(0))
+    shifted = R.copy()
+    shifted[7] += 0.5                                                            # row 7 has no zero: not regrets
+    with pytest.raises(ValueError, match=r"R\[7\] has least value 0.5.*a zero in every row"):
+        random_walk()(shifted, budget, None, np.random.default_rng(0))
+    shifted[7] -= 1.0                                                            # a negative regret
+    with pytest.raises(ValueError, match=r"R\[7\] has least value -0.5"):
+        random_walk()(shifted, budget, None, np.random.default_rng(0))
