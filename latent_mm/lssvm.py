@@ -180,6 +180,8 @@ class LatentSSVMProblem:
                          sample_weight=self.s, regularizer=self.regularizer, tol=self.tol, max_passes=self.max_passes,
                          state=self.state, w_prev=w_prev, random_state=self.rng, warn=False)
         self.state, self.last_solve = res.state, res
+        if getattr(self, "first_solve", None) is None:
+            self.first_solve = res
         if not res.converged:
             self.unconverged.append((res.n_passes, res.gap / max(res.primal, 1e-12)))
         return res.w
@@ -318,9 +320,15 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
                           f"their duality gap reached tol={self.tol} (worst relative gap {worst:.3g}); the result is not "
                           "certified: raise max_passes or tol, or standardise the features", ConvergenceWarning, stacklevel=3)
         if not np.any(self.coef_):
-            warnings.warn("training ended at w = 0, where every latent value ties: the first bound (from h0) is "
-                          "minimised by w = 0, so nothing was learned. Pass informative initial latent values h0 "
-                          "(e.g. from a simpler model), or another C", UserWarning, stacklevel=3)
+            first = getattr(self.problem_, "first_solve", None)
+            gap = np.inf if first is None else first.gap
+            why = ("the first bound (from h0) is minimised by w = 0, so" if gap <= 1e-9 * max(first.primal, 1e-12) else
+                   f"the first bound's solve could not tell a descent below w = 0 from none: its certificate allows "
+                   f"{gap:.2g} (tol={self.tol}), so a descent smaller than that is not found. A smaller tol may leave "
+                   "w = 0; if not,")
+            warnings.warn(f"training ended at w = 0, where every latent value ties: {why} nothing was learned. "
+                          "Pass informative initial latent values h0 (e.g. from a simpler model), or another C",
+                          UserWarning, stacklevel=3)
 
     def _check_X(self, X, y=None):
         "Validate X for a fitted estimator: NotFittedError before fit, the training's number of features."

@@ -94,3 +94,25 @@ def test_cli_reproduce_scene(tmp_path, capsys):
         assert (tmp_path / name).stat().st_size > 0
     with pytest.raises(ValueError, match=r"grid=\[4\] must be two integers"):
         main(["reproduce", "scene", "--out", str(tmp_path), "--grid", "4"])
+
+
+def test_a_fit_left_at_zero_says_whether_the_solver_could_see_a_descent():
+    "Coherent starts whose first bound is nearly flat: the warning names the certificate's allowance and tol."
+    import warnings
+    grid = (6, 6)
+    data = toy_scenes(12, n_pairs=3, grid=grid, separation=1.5, n_nuisance=3, nuisance=3.0, context=True,
+                      random_state=0)
+    train = np.concatenate([np.flatnonzero(data["y"] == k)[:8] for k in np.unique(data["y"])])
+    X, y = data["X"][train], data["y"][train]
+    h0 = initial_parts(X, 6, grid, "kmeans", 1.0, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = LatentSSVM(RBoWModel(6, len(data["classes"]), grid), C=1000.0, tol=1e-2).fit(X, y, h0=h0)
+    messages = [str(w.message) for w in caught if w.category is UserWarning]
+    assert not np.any(est.coef_) and len(messages) == 1
+    gap = est.problem_.first_solve.gap
+    assert gap > 0 and f"its certificate allows {gap:.2g} (tol=0.01)" in messages[0]
+    with warnings.catch_warnings(record=True) as caught:                  # no features: w = 0 is the minimum
+        warnings.simplefilter("always")
+        LatentSSVM(RBoWModel(6, len(data["classes"]), grid), C=1000.0).fit(np.zeros_like(X), y, h0=h0)
+    assert any("is minimised by w = 0, so nothing was learned" in str(w.message) for w in caught)
