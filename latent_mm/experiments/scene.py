@@ -45,7 +45,7 @@ def scene_trial(method, init, lam=0.0, seed=0, run=0, *, grid=(10, 10), n_pairs=
     """One cell entry of Table 3: train `method` from `init` part assignments (graph-cut weight `lam`, seed
     `seed`; `run` seeds the random bounds) on the stand-in's training images; test on the rest. `tol` and
     `max_passes` are the bound solver's certificate (relative duality gap) and budget."""
-    from latent_mm.theory import check_trace
+    from latent_mm.theory import InvariantError, check_trace
     grid = tuple(grid)
     data = toy_scenes(n_train + n_test, n_pairs=n_pairs, grid=grid, separation=separation, n_nuisance=n_nuisance,
                       nuisance=nuisance, context=context, random_state=data_seed)
@@ -60,12 +60,15 @@ def scene_trial(method, init, lam=0.0, seed=0, run=0, *, grid=(10, 10), n_pairs=
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")                       # a run that hits max_iter is recorded, not fatal
         est.fit(X[train], y[train], h0=h0)
-    check_trace(est.result_, eta=kw["eta"])
+    try:                                                      # Algorithm 1's invariants, checked on every trace
+        invariants_ok, violation = bool(check_trace(est.result_, eta=kw["eta"])), ""
+    except InvariantError as err:
+        invariants_ok, violation = False, str(err)
     z, true = est.latent_, parts[train]
     to_true = _majority_map(z, true, n_parts)
     return dict(accuracy=est.score(X[~train], y[~train]), train_accuracy=est.score(X[train], y[train]),
-                objective=est.objective_, n_iter=est.n_iter_, converged=bool(est.converged_), invariants_ok=True,
-                ended=bool(est.result_.converged), uncertified=len(est.problem_.unconverged),
+                objective=est.objective_, n_iter=est.n_iter_, converged=bool(est.converged_),
+                invariants_ok=invariants_ok, violation=violation, ended=bool(est.result_.converged), uncertified=len(est.problem_.unconverged),
                 w_norm=float(np.linalg.norm(est.coef_)), first_gap=float(est.trace_.gap[0]),
                 energy0=float(potts_energy(h0, grid).mean()), energy=float(potts_energy(z, grid).mean()),
                 changed=float(np.mean(z != h0)), purity=float(np.mean(to_true[z] == true)),
