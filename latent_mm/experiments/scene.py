@@ -68,7 +68,8 @@ def scene_trial(method, init, lam=0.0, seed=0, run=0, *, grid=(10, 10), n_pairs=
     to_true = _majority_map(z, true, n_parts)
     return dict(accuracy=est.score(X[~train], y[~train]), train_accuracy=est.score(X[train], y[train]),
                 objective=est.objective_, n_iter=est.n_iter_, converged=bool(est.converged_),
-                invariants_ok=invariants_ok, violation=violation, ended=bool(est.result_.converged), uncertified=len(est.problem_.unconverged),
+                invariants_ok=invariants_ok, violation=violation, ended=bool(est.result_.converged),
+                uncertified=len(est.problem_.unconverged),
                 w_norm=float(np.linalg.norm(est.coef_)), first_gap=float(est.trace_.gap[0]),
                 energy0=float(potts_energy(h0, grid).mean()), energy=float(potts_energy(z, grid).mean()),
                 changed=float(np.mean(z != h0)), purity=float(np.mean(to_true[z] == true)),
