@@ -143,7 +143,7 @@ class LatentSSVMProblem:
         self.regularizer = L2() if regularizer is None else regularizer
         self.tol, self.max_passes, self.solver = tol, max_passes, check_solver(solver)
         self.rng = np.random.default_rng(random_state)
-        self.state, self.last_solve = None, None
+        self.state, self.last_solve, self.first_solve = None, None, None
         self.unconverged = []                                 # (pass count, relative gap) of every uncertified solve
         self.idx = np.arange(self.n)
         self._cache = None
@@ -180,7 +180,7 @@ class LatentSSVMProblem:
                          sample_weight=self.s, regularizer=self.regularizer, tol=self.tol, max_passes=self.max_passes,
                          state=self.state, w_prev=w_prev, random_state=self.rng, warn=False)
         self.state, self.last_solve = res.state, res
-        if getattr(self, "first_solve", None) is None:
+        if self.first_solve is None:
             self.first_solve = res
         if not res.converged:
             self.unconverged.append((res.n_passes, res.gap / max(res.primal, 1e-12)))
@@ -320,12 +320,11 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
                           f"their duality gap reached tol={self.tol} (worst relative gap {worst:.3g}); the result is not "
                           "certified: raise max_passes or tol, or standardise the features", ConvergenceWarning, stacklevel=3)
         if not np.any(self.coef_):
-            first = getattr(self.problem_, "first_solve", None)
-            gap = np.inf if first is None else first.gap
-            why = ("the first bound (from h0) is minimised by w = 0, so" if gap <= 1e-9 * max(first.primal, 1e-12) else
-                   f"the first bound's solve could not tell a descent below w = 0 from none: its certificate allows "
-                   f"{gap:.2g} (tol={self.tol}), so a descent smaller than that is not found. A smaller tol may leave "
-                   "w = 0; if not,")
+            first = self.problem_.first_solve                # gmm solves at least once
+            why = ("the first bound (from h0) is minimised by w = 0, so" if first.gap <= 1e-9 * max(first.primal, 1e-12)
+                   else f"the first bound's solve could not tell a descent below w = 0 from none: its certificate "
+                   f"allows {first.gap:.2g} (tol={self.tol}), so a descent smaller than that is not found. A smaller tol "
+                   "may leave w = 0; if not,")
             warnings.warn(f"training ended at w = 0, where every latent value ties: {why} nothing was learned. "
                           "Pass informative initial latent values h0 (e.g. from a simpler model), or another C",
                           UserWarning, stacklevel=3)

@@ -386,7 +386,7 @@ def _oracle_sum(problem, w, s):
     return phi, L
 
 def _start_cuts(state, pos, s, n, C):
-    "The cuts of `state` (if built with the same weights), BCFW's dual point of `state` as one more cut, the slack."
+    "The cuts of `state` (if built with the same weights), BCFW's dual point of `state` (after a BCFW solve) as one more cut."
     pbar = s @ pos / n
     old = None if state is None else state.cuts
     if old is not None and old.s.shape == s.shape and np.array_equal(old.s, s):
@@ -394,7 +394,8 @@ def _start_cuts(state, pos, s, n, C):
         Q[0] = pbar                                              # the slack's cut for this problem
     else:
         Q, b, u, age = pbar[None].copy(), np.zeros(1), np.array([C]), np.zeros(1)
-    if state is not None:                                        # BCFW's dual point: a mixture of cuts
+    if state is not None and state.solver == "bcfw":             # BCFW's dual point (a mixture of cuts), when the
+                                                                 # last solve was BCFW's: else the cuts hold it
         Q, b = np.vstack([Q, s @ state.m / n]), np.append(b, float(s @ state.ell) / n)
         u, age = np.append(u, 0.0), np.append(age, 0)
     return Q, b, u, age

@@ -77,3 +77,13 @@ def test_simplex_qp_singular_and_large_C():
         assert np.all(u >= 0) and abs(u.sum() - C) <= 1e-9 * C
         assert np.ptp(g[on]) <= 1e-8 * max(1.0, np.abs(g).max())          # KKT: equal gradients on the face
         assert np.all(g[~on] >= g[on].min() - 1e-8 * max(1.0, np.abs(g).max()))
+
+
+def test_warm_started_cutting_plane_adds_no_duplicate_cut():
+    "A state last solved by the cutting-plane method already holds its dual point: chained solves add no copy."
+    problem = random_ssvm(n=30, n_outputs=5, n_features=6, random_state=0)
+    state = None
+    for lam in (1.0, 0.5, 0.25, 0.125):
+        state = cutting_plane(problem, lam, tol=1e-6, state=state, warn=False).state
+        Q = state.cuts.Q
+        assert len(np.unique(Q.round(12), axis=0)) == len(Q), f"{len(Q) - len(np.unique(Q, axis=0))} duplicate cuts"
