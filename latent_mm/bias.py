@@ -14,7 +14,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .lssvm import _FixedLatent
 from .selection import touching_configuration
-from .solvers import bcfw, solve_ssvm
+from .core import _check_real
+from .solvers import solve_ssvm
 
 # %% auto #0
 __all__ = ['MultiFoldMIL', 'multifold_mil', 'anti_starvation', 'grid_edges', 'potts_energy', 'alpha_expansion',
@@ -102,16 +103,6 @@ def potts_energy(z, grid) -> np.ndarray:
     return (Z[:, :, 1:] != Z[:, :, :-1]).sum((1, 2)) + (Z[:, 1:] != Z[:, :-1]).sum((1, 2))
 
 # %% ../nbs/07_bias.ipynb #27f46291
-def _check_weight(weight) -> float:
-    "A Potts penalty must be a finite number >= 0."
-    try:
-        weight = float(weight)
-    except (TypeError, ValueError):
-        raise ValueError(f"weight={weight!r} must be a number >= 0") from None
-    if not (np.isfinite(weight) and weight >= 0):
-        raise ValueError(f"weight={weight!r} must be a finite number >= 0 (the Potts penalty of a discordant pair)")
-    return weight
-
 def alpha_expansion(U,                # unary costs (n_images * rows * cols, n_labels); +inf where forbidden
                     grid,             # (rows, cols) of every image
                     weight,           # Potts penalty per pair of 4-neighbours with different labels, >= 0
@@ -120,7 +111,7 @@ def alpha_expansion(U,                # unary costs (n_images * rows * cols, n_l
                    ) -> np.ndarray:
     "A labelling minimising sum_j U[j, z_j] + weight * (discordant 4-neighbour pairs) by alpha-expansion."
     U = np.asarray(U, float)
-    weight = _check_weight(weight)
+    weight = _check_real("weight", weight, "must be a finite number >= 0 (the Potts penalty of a discordant pair)")
     N, P = U.shape
     V = grid[0] * grid[1]
     if N % V:

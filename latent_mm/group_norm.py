@@ -175,32 +175,9 @@ def _for_bcfw(self, C) -> tuple[float, GroupL2]:
     if not self.ridge > 0:
         raise ValueError(f"ridge={self.ridge!r} must be > 0 for solver='prox' (BCFW needs a strongly convex "
                          "regularizer); use solver='subgradient' for the plain group norm of eq. (5)")
-    sizes = {len(g) for g in self.groups}
-    if len(sizes) == 1 and np.array_equal(np.concatenate(self.groups), np.arange(sum(map(len, self.groups)))):
-        return self.ridge / C, _BlockGroupL2(len(self.groups), sizes.pop(), self.lam / self.ridge)
     return self.ridge / C, GroupL2(self.groups, self.lam / self.ridge)
 
 GroupNorm.subgradient, GroupNorm.cvxpy, GroupNorm.for_bcfw = _subgradient, _cvxpy, _for_bcfw
-
-# %% ../nbs/10_group_norm.ipynb #2a356d9f
-class _BlockGroupL2(GroupL2):
-    "`GroupL2` over consecutive equal-size blocks, its soft-threshold vectorised over the blocks."
-
-    def __init__(self, n_blocks, block_size, mu=1.0):
-        super().__init__(block_groups(n_blocks, block_size), mu)
-        self.shape = (n_blocks, block_size)
-
-    def _norms(self, V): return np.sqrt(np.einsum("gd,gd->g", V, V))
-
-    def value(self, w):
-        W = np.asarray(w, float).reshape(self.shape)
-        return 0.5 * float(np.einsum("gd,gd->", W, W)) + float(self.mu @ self._norms(W))
-
-    def primal(self, v):
-        V = np.asarray(v, float).reshape(self.shape)
-        norms = self._norms(V)
-        shrink = np.where(norms > self.mu, 1.0 - self.mu / np.where(norms > 0, norms, 1.0), 0.0)
-        return (V * shrink[:, None]).ravel()
 
 # %% ../nbs/10_group_norm.ipynb #4dd70f39
 class _FixedStates:

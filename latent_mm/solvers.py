@@ -73,9 +73,15 @@ class GroupL2:
         self._group = np.repeat(np.arange(len(self.groups)), [len(g) for g in self.groups])
         if len(np.unique(self._index)) != len(self._index):
             raise ValueError("groups overlap: the soft-threshold is the proximal step only for disjoint groups")
+        sizes = {len(g) for g in self.groups}                 # consecutive equal blocks: reshape instead of gather
+        self._blocks = ((len(self.groups), sizes.pop()) if len(sizes) == 1 and
+                        np.array_equal(self._index, np.arange(len(self._index))) else None)
 
     def _group_norms(self, v):
         "The Euclidean norm of every group of `v`, in one pass."
+        if self._blocks is not None:
+            V = v[: self._index.size].reshape(self._blocks)
+            return np.sqrt(np.einsum("gd,gd->g", V, V))
         return np.sqrt(np.bincount(self._group, weights=np.square(v[self._index]), minlength=len(self.groups)))
 
     def value(self, w):
@@ -85,7 +91,10 @@ class GroupL2:
         w = np.array(v, dtype=float, copy=True)
         norms = self._group_norms(w)
         scale = np.where(norms <= self.mu, 0.0, 1.0 - self.mu / np.where(norms > 0, norms, 1.0))
-        w[self._index] *= scale[self._group]
+        if self._blocks is not None:
+            w[: self._index.size].reshape(self._blocks)[...] *= scale[:, None]
+        else:
+            w[self._index] *= scale[self._group]
         return w
 
     def conjugate(self, v):
@@ -478,11 +487,12 @@ def solve_ssvm(problem, lam, *, solver="auto", sample_weight=None, regularizer=N
                state=None, w_prev=None, random_state=None, warn=True) -> SSVMResult:
     """Minimise P(w) of eq. (1) to a certified relative gap `tol` with `solver`: 'bcfw', 'cutting-plane', or 'auto'
     (BCFW until its rate predicts more than `max_passes` / 2 passes, then the cutting-plane method from BCFW's dual
-    point; a state whose last solve needed the cutting-plane method goes on with it). `max_passes` bounds the
+    point; a state whose last solve needed the cutting-plane method goes on with it; BCFW alone for a regularizer
+    without an exact line search, whose restricted duals the cutting-plane method would hand to cvxpy). `max_passes` bounds the
     passes over the examples in all (a BCFW pass or a cutting-plane iteration each call every example's oracle)."""
     check_solver(solver)
     kw = dict(sample_weight=sample_weight, regularizer=regularizer, tol=tol, w_prev=w_prev)
-    if solver == "bcfw":
+    if solver == "bcfw" or (solver == "auto" and not getattr(regularizer, "exact_line_search", True)):
         return bcfw(problem, lam, max_passes=max_passes, state=state, random_state=random_state, warn=warn, **kw)
     if solver == "cutting-plane" or (state is not None and state.solver == "cutting-plane"):
         return cutting_plane(problem, lam, max_iter=max_passes, state=state, warn=warn, **kw)

@@ -87,3 +87,15 @@ def test_warm_started_cutting_plane_adds_no_duplicate_cut():
         state = cutting_plane(problem, lam, tol=1e-6, state=state, warn=False).state
         Q = state.cuts.Q
         assert len(np.unique(Q.round(12), axis=0)) == len(Q), f"{len(Q) - len(np.unique(Q, axis=0))} duplicate cuts"
+
+
+def test_auto_keeps_bcfw_for_a_regularizer_without_exact_line_search():
+    "The cutting-plane method would solve every restricted dual of a group norm with cvxpy: 'auto' stays on BCFW."
+    problem = random_ssvm(n=40, n_outputs=5, n_features=6, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        plain = solve_ssvm(problem, 1e-3, tol=1e-4, max_passes=200)
+        D = len(plain.w)
+        grouped = solve_ssvm(problem, 1e-3, tol=1e-4, max_passes=200,
+                             regularizer=GroupL2([np.arange(D // 2), np.arange(D // 2, D)], 0.1))
+    assert plain.solver == "bcfw+cutting-plane" and grouped.solver == "bcfw"
