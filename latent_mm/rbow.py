@@ -126,6 +126,11 @@ class RBoWBound:
         S = self.model.class_scores(self.X, w)
         return (S + self.model.loss(self.y[:, None], np.arange(self.model.n_classes))).max(1)
 
+    def loss_augmented_sum(self, w, s):
+        "Sum over images of s_i (phi_i, L_i) at every image's loss-augmented output, all images at once."
+        y_hat, z_hat = self.model.loss_augmented_inference(self.X, self.y, w)
+        return s @ self._features(self.X, y_hat, z_hat), float(s @ self.model.loss(self.y, y_hat))
+
     def loss_augmented(self, w, i):
         "(phi, loss, key) of the loss-augmented argmax for image i (one image: the solver's inner loop)."
         x, P, K = self.X[i], self.model.n_parts, self.model.n_classes

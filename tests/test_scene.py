@@ -112,3 +112,16 @@ def test_a_fit_left_at_zero_says_whether_the_solver_could_see_a_descent():
     assert not np.any(est.coef_) and len(messages) == 1
     gap = est.problem_.first_solve.gap
     assert gap > 0 and f"its certificate allows {gap:.2g} (tol=0.01)" in messages[0]
+
+
+def test_rbow_bound_oracle_sum_equals_the_per_image_oracle():
+    "The cutting-plane method's batched oracle sum agrees with the sum of the per-image loss-augmented argmaxes."
+    rng = np.random.default_rng(0)
+    model = RBoWModel(4, 3, (3, 4))
+    X, y = rng.normal(size=(15, 12, 5)), rng.integers(0, 3, 15)
+    bound = model.fixed_latent(X, y, rng.integers(0, 4, (15, 12)))
+    w, s = rng.normal(size=model.size_joint_feature(5)), rng.uniform(0.5, 2.0, 15)
+    phi, loss = bound.loss_augmented_sum(w, s)
+    outs = [bound.loss_augmented(w, i) for i in range(15)]
+    np.testing.assert_allclose(phi, sum(si * o[0] for si, o in zip(s, outs)), atol=1e-12)
+    np.testing.assert_allclose(loss, sum(si * o[1] for si, o in zip(s, outs)))
