@@ -28,7 +28,8 @@ except ImportError:                 # Windows: no locks, one process per results
 
 # %% auto #0
 __all__ = ['N_JOBS', 'FRACTION', 'config_key', 'parse_record', 'load_results', 'ResultsFile', 'run_trials', 'write_csv',
-           'read_csv', 'option_rule', 'at_least', 'check_option', 'Experiment', 'experiment', 'find_experiments']
+           'read_csv', 'sample_std', 'option_rule', 'at_least', 'check_option', 'Experiment', 'experiment',
+           'find_experiments']
 
 # %% ../nbs/12_runner.ipynb #d62fbf7f
 def _to_json(x):
@@ -297,6 +298,11 @@ def read_csv(path) -> list[dict]:
     import csv
     with open(path, newline="", encoding="utf-8") as f:
         return [{k: _number(v) for k, v in r.items()} for r in csv.DictReader(f)]
+
+def sample_std(values) -> float:
+    "The sample standard deviation (ddof = 1) that every experiment's tables report; NaN for fewer than two values."
+    values = np.asarray(values, float)
+    return float(values.std(ddof=1)) if values.size > 1 else float("nan")
 
 # %% ../nbs/12_runner.ipynb #2fab09df
 def option_rule(kind: type, accept: Callable, rule: str) -> Callable:

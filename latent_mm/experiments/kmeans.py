@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets import load_cloud, load_d31, load_norm25, make_gmm200
 from ..kmeans import GMMKMeans, init_centers, init_partition
-from ..runner import read_csv, run_trials, write_csv
+from ..runner import sample_std, read_csv, run_trials, write_csv
 from ..selection import N_SWEEPS, random_walk
 from ..theory import format_table
 
@@ -120,7 +120,7 @@ def table1_trials(datasets=tuple(DATASETS), inits=TABLE1_INITS, trials=2, eta=0.
 
 def _stats(x) -> tuple[float, float, float]:
     x = np.asarray(x, dtype=float)
-    return float(x.mean()), float(x.std(ddof=1)) if len(x) > 1 else float("nan"), float(x.min())
+    return float(x.mean()), sample_std(x), float(x.min())
 
 def table1_summary(rows) -> list[dict]:
     "Table 1 (mean, std, best per dataset/init/method) and Table 4 (iterations), ours beside the paper's."

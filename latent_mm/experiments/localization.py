@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..bias import multifold_mil
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import write_csv
+from ..runner import sample_std, write_csv
 
 # %% auto #0
 __all__ = ['METHODS', 'INITS', 'FULL', 'CI', 'SENSITIVITY', 'make_localization', 'initial_latents', 'standardise', 'window_jumps',
@@ -152,12 +152,11 @@ def summarize(rows, keys=("method", "init")) -> list[dict]:
     for key in sorted(groups, key=lambda k: [order.get(v, v) for v in k]):
         sel = groups[key]
         col = lambda k, s=1.0: np.array([r[k] for r in sel], float) * s
-        std = lambda a: float(a.std(ddof=1)) if len(a) > 1 else np.nan
         jumps = np.sum([r["jumps"] for r in sel], axis=0)
         steps = np.arange(len(jumps))
         out.append(dict(zip(keys, key)) | dict(
-            objective=col("objective").mean(), objective_std=std(col("objective")),
-            test_error=col("test_error", 100).mean(), test_error_std=std(col("test_error", 100)),
+            objective=col("objective").mean(), objective_std=sample_std(col("objective")),
+            test_error=col("test_error", 100).mean(), test_error_std=sample_std(col("test_error", 100)),
             changed=col("changed", 100).mean(), found=col("found", 100).mean(), n_iter=col("n_iter").mean(),
             one_step=100 * jumps[1] / max(jumps.sum(), 1), mean_jump=float(steps @ jumps / max(jumps.sum(), 1)),
             uncertified=int(col("uncertified").sum()), n_folds=len(sel)))

@@ -13,7 +13,7 @@ import numpy as np
 from ..bias import potts_coherence, potts_energy
 from ..lssvm import LatentSSVM
 from ..rbow import RBoWModel, initial_parts, toy_scenes
-from ..runner import experiment, run_trials, write_csv
+from ..runner import sample_std, experiment, run_trials, write_csv
 
 # %% auto #0
 __all__ = ['METHODS', 'LAMBDAS', 'PAPER', 'FULL', 'CI', 'scene_trial', 'column', 'table3_configs', 'summarize', 'run_table3',
@@ -115,8 +115,8 @@ def summarize(rows) -> list[dict]:
                 continue
             col = lambda k, s=1.0: np.array([r[k] for r in sel], float) * s
             out.append(dict(method=m, column=c, accuracy=col("accuracy", 100).mean(),
-                            accuracy_std=col("accuracy", 100).std(), objective=col("objective").mean(),
-                            objective_std=col("objective").std(), n_iter=col("n_iter").mean(),
+                            accuracy_std=sample_std(col("accuracy", 100)), objective=col("objective").mean(),
+                            objective_std=sample_std(col("objective")), n_iter=col("n_iter").mean(),
                             energy=col("energy").mean(), purity=col("purity", 100).mean(),
                             changed=col("changed", 100).mean(), n_trials=len(sel)))
     return out
@@ -128,13 +128,17 @@ def run_table3(seeds=5, runs=5, lambdas=LAMBDAS, results=None, n_jobs=1, progres
                       results=results, n_jobs=n_jobs, progress=progress, desc="Table 3")
     return rows
 
+def _pm(mean, std, digits) -> str:
+    "mean ± sample std, or the mean alone for a single trial."
+    return f"{mean:.{digits}f}" if np.isnan(std) else f"{mean:.{digits}f} ± {std:.{digits}f}"
+
 def beside_paper(table) -> list[dict]:
     "Our Table 3 cells with the paper's beside them (the paper has no `prototypes` column)."
     out = []
     for r in table:
         paper = PAPER[r["method"]].get(r["column"])
-        out.append(dict(method=r["method"], column=r["column"], accuracy=f"{r['accuracy']:.1f} ± {r['accuracy_std']:.1f}",
-                        objective=f"{r['objective']:.3f} ± {r['objective_std']:.3f}", iterations=f"{r['n_iter']:.0f}",
+        out.append(dict(method=r["method"], column=r["column"], accuracy=_pm(r["accuracy"], r["accuracy_std"], 1),
+                        objective=_pm(r["objective"], r["objective_std"], 3), iterations=f"{r['n_iter']:.0f}",
                         paper_accuracy="" if paper is None else f"{paper[0]:.2f}",
                         paper_objective="" if paper is None else f"{paper[1]:.2f}"))
     return out

@@ -12,7 +12,7 @@ import numpy as np
 
 from .localization import initial_latents, make_localization
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import experiment, write_csv
+from ..runner import sample_std, experiment, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -59,9 +59,9 @@ def summarize(rows) -> list[dict]:
     for m in METHODS:
         sel = [r for r in rows if r["method"] == m]
         col = lambda k, s=1.0: np.array([r[k] for r in sel], float) * s
-        out.append(dict(method=m, objective=col("objective").mean(), objective_std=col("objective").std(),
-                        train_loss=col("train_loss", 100).mean(), train_loss_std=col("train_loss", 100).std(),
-                        test_loss=col("test_loss", 100).mean(), test_loss_std=col("test_loss", 100).std(),
+        out.append(dict(method=m, objective=col("objective").mean(), objective_std=sample_std(col("objective")),
+                        train_loss=col("train_loss", 100).mean(), train_loss_std=sample_std(col("train_loss", 100)),
+                        test_loss=col("test_loss", 100).mean(), test_loss_std=sample_std(col("test_loss", 100)),
                         found=col("found", 100).mean(), seconds=col("seconds").mean(), n_folds=len(sel)))
     return out
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..criteria import Entropy
 from ..lssvm import LatentBinary, LatentSSVM
-from ..runner import experiment, write_csv
+from ..runner import sample_std, experiment, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -153,9 +153,9 @@ def summarize(rows) -> list[dict]:
             if not sel:
                 continue
             col = lambda k, s=1.0: np.array([r[k] for r in sel], float) * s
-            out.append(dict(protein=p, method=m, objective=col("objective").mean(), objective_std=col("objective").std(),
-                            train_error=col("train_error", 100).mean(), train_error_std=col("train_error", 100).std(),
-                            test_error=col("test_error", 100).mean(), test_error_std=col("test_error", 100).std(),
+            out.append(dict(protein=p, method=m, objective=col("objective").mean(), objective_std=sample_std(col("objective")),
+                            train_error=col("train_error", 100).mean(), train_error_std=sample_std(col("train_error", 100)),
+                            test_error=col("test_error", 100).mean(), test_error_std=sample_std(col("test_error", 100)),
                             n_folds=len(sel)))
     return out
 
