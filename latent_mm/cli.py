@@ -12,7 +12,7 @@ import pkgutil
 import sys
 import warnings
 
-from .runner import Experiment, find_experiments
+from .runner import Experiment, OptionError, find_experiments
 
 # %% auto #0
 __all__ = ['EXPERIMENT_PACKAGE', 'experiment_modules', 'experiments', 'main']
@@ -102,5 +102,10 @@ def main(argv=None):
     where = f"; results go to {opts['out']}" if "out" in opts else ""
     print(f"latent-mm reproduce {exp.name}: {exp.summary}; expected run time at the defaults: {exp.run_time}{where}",
           file=sys.stderr, flush=True)
-    exp.func(**opts)
+    try:
+        exp.func(**opts)
+    except OptionError as e:                   # an option that argparse could not check alone (e.g. a list's length)
+        options.error(str(e))
+    except OSError as e:                       # e.g. an --out folder that cannot be made
+        options.exit(1, f"{options.prog}: {e}\n")
     return 0

@@ -28,8 +28,8 @@ except ImportError:                 # Windows: no locks, one process per results
 
 # %% auto #0
 __all__ = ['N_JOBS', 'FRACTION', 'config_key', 'parse_record', 'load_results', 'ResultsFile', 'run_trials', 'write_csv',
-           'read_csv', 'sample_std', 'option_rule', 'at_least', 'check_option', 'Experiment', 'experiment',
-           'find_experiments']
+           'read_csv', 'sample_std', 'option_rule', 'at_least', 'OptionError', 'check_option', 'Experiment',
+           'experiment', 'find_experiments']
 
 # %% ../nbs/12_runner.ipynb #d62fbf7f
 def _to_json(x):
@@ -325,16 +325,19 @@ def at_least(lo: int) -> Callable:
 N_JOBS = option_rule(int, lambda v: v != 0, "a nonzero integer (-1: all cores)")
 FRACTION = option_rule(float, lambda v: 0 < v <= 1, "a number in (0, 1]")
 
+class OptionError(ValueError):
+    "A bad option of an experiment (the command line reports it in one line, before any work)."
+
 def check_option(name: str, value, rule):
-    "Raise a ValueError naming `name`, `value` and the rule if `value` (or an item of a list value) breaks `rule`."
+    "Raise an OptionError naming `name`, `value` and the rule if `value` (or an item of a list value) breaks `rule`."
     for item in value if isinstance(value, (list, tuple)) else [value]:
         if callable(rule):
             try:
                 rule(str(item))
             except ValueError as e:
-                raise ValueError(f"{name}={item!r} {e}") from None
+                raise OptionError(f"{name}={item!r} {e}") from None
         elif item not in rule:
-            raise ValueError(f"{name}={item!r} must be one of {', '.join(map(str, rule))}")
+            raise OptionError(f"{name}={item!r} must be one of {', '.join(map(str, rule))}")
 
 # %% ../nbs/12_runner.ipynb #76eb0044
 @dataclass(frozen=True)

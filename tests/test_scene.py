@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from latent_mm.bias import alpha_expansion, potts_budgeted_argmax, potts_coherence, potts_energy
 from latent_mm.lssvm import LatentSSVM, LatentSSVMProblem
 from latent_mm.rbow import RBoWModel, initial_parts, toy_scenes
+from latent_mm.runner import read_csv
 from latent_mm.theory import check_trace
 
 
@@ -88,12 +89,20 @@ def test_cli_reproduce_scene(tmp_path, capsys):
     from latent_mm.cli import main
     main(["reproduce", "scene", "--out", str(tmp_path), "--grid", "4", "4", "--n-train", "3", "--n-test", "2",
           "--separation", "3", "--seeds", "1", "--runs", "1", "--n-jobs", "1"])
-    out = capsys.readouterr().out
-    assert "G-MM biased" in out and "paper_accuracy" in out
     for name in ("table3.csv", "trials.jsonl", "part_maps.png"):
         assert (tmp_path / name).stat().st_size > 0
-    with pytest.raises(ValueError, match=r"grid=\[4\] must be two integers"):
-        main(["reproduce", "scene", "--out", str(tmp_path), "--grid", "4"])
+    table = read_csv(tmp_path / "table3.csv")                    # every method, from every start, sane values
+    assert {r["method"] for r in table} == {"CCCP", "G-MM random", "G-MM biased"}
+    assert all(0 <= r["accuracy"] <= 100 and 0 <= r["objective"] <= 1 + 1e-9 and r["n_iter"] >= 1 for r in table)
+    trials = (tmp_path / "trials.jsonl").read_text().splitlines()
+    assert len(trials) == sum(r["n_trials"] for r in table)
+    capsys.readouterr()
+    for bad, said in ((["--grid", "4"], "grid=[4] must be two integers"), (["--grid", "4", "1"], "'1' must be an integer >= 2"),
+                      (["--separation", "nan"], "'nan' must be a finite number > 0"), (["--seeds", "0"], "'0' must be")):
+        with pytest.raises(SystemExit):
+            main(["reproduce", "scene", "--out", str(tmp_path / "bad")] + bad)
+        assert said in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()                        # refused before any work
 
 
 def test_a_fit_left_at_zero_says_whether_the_solver_could_see_a_descent():

@@ -11,6 +11,7 @@ from sklearn.base import clone
 from latent_mm.criteria import (Entropy, least_distance, nnls_gram, novelty, novelty_constraints, novelty_cvxpy,
                                 slack)
 from latent_mm.lssvm import LatentBinary, LatentMulticlass, LatentSSVM, LatentSSVMProblem, toy_localization
+from latent_mm.runner import read_csv
 from latent_mm.spl import SelfPacedSSVM, initial_threshold, select_easy
 
 
@@ -129,8 +130,9 @@ def test_cli_spl_motif_and_resume(tmp_path, capsys):
     args = ["reproduce", "spl-motif", "--out", str(tmp_path), "--n", "40", "--n-folds", "1", "--n-seeds", "1",
             "--n-jobs", "1"]
     main(args)
-    printed = capsys.readouterr().out
-    assert "SPL novelty" in printed and "stuck" in printed
+    stuck = read_csv(tmp_path / "spl_motif_stuck.csv")          # every method's runs counted, 3 proteins each
+    assert [r["method"] for r in stuck] == ["CCCP", "SPL", "SPL entropy", "SPL novelty"]
+    assert all(r["runs"] == 3 and 0 <= r["stuck"] <= 3 for r in stuck)
     trials = tmp_path / "trials.jsonl"
     lines = trials.read_text().splitlines()
     assert len(lines) == 12                                   # 3 proteins x 4 methods
@@ -149,8 +151,9 @@ def test_cli_spl_motif_and_resume(tmp_path, capsys):
 def test_cli_spl_digits(tmp_path, capsys):
     from latent_mm.cli import main
     main(["reproduce", "spl-digits", "--out", str(tmp_path), "--pairs", "1-7", "--Cs", "25", "--n-jobs", "1"])
-    assert "1-7" in capsys.readouterr().out
-    assert (tmp_path / "spl_digits_figure3.csv").read_text().count("\n") == 2
+    (row,) = read_csv(tmp_path / "spl_digits_figure3.csv")
+    assert row["pair"] == "1-7" and row["C"] == 25 and row["obj_cccp"] > 0 and row["obj_spl"] > 0
+    assert row["significant"] in (-1, 0, 1) and all(0 <= row[k] <= 100 for k in ("test_cccp", "test_spl"))
     assert (tmp_path / "trials.jsonl").read_text().count("\n") == 3
 
 
@@ -158,5 +161,7 @@ def test_cli_spl_localization(tmp_path, capsys):
     from latent_mm.cli import main
     main(["reproduce", "spl-localization", "--out", str(tmp_path), "--n-per-class", "5", "--n-random", "20",
           "--n-jobs", "1"])
-    assert "SPL" in capsys.readouterr().out
     assert (tmp_path / "trials.jsonl").read_text().count("\n") == 10
+    table = read_csv(tmp_path / "spl_localization_table2.csv")
+    assert [r["method"] for r in table] == ["CCCP", "SPL"] and all(r["n_folds"] == 5 for r in table)
+    assert all(0 <= r["test_loss"] <= 100 and r["objective"] > 0 for r in table)

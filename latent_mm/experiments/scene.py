@@ -13,7 +13,8 @@ import numpy as np
 from ..bias import potts_coherence, potts_energy
 from ..lssvm import LatentSSVM
 from ..rbow import RBoWModel, initial_parts, toy_scenes
-from ..runner import sample_std, experiment, run_trials, write_csv
+from ..runner import (N_JOBS, OptionError, at_least, experiment, option_rule, run_trials, sample_std,
+                              write_csv)
 
 # %% auto #0
 __all__ = ['METHODS', 'LAMBDAS', 'PAPER', 'FULL', 'CI', 'scene_trial', 'column', 'table3_configs', 'summarize', 'run_table3',
@@ -183,7 +184,10 @@ def write_table_csv(rows, path):
     return table
 
 @experiment("scene", summary="scene recognition with reconfigurable parts, CCCP vs G-MM (Potts bias): Tables 3-4",
-            run_time="22 CPU-minutes (measured; about 12 min with 2 processes)")
+            run_time="22 CPU-minutes (measured; about 12 min with 2 processes)",
+            options=dict(grid=at_least(2), n_train=at_least(1), n_test=at_least(1), seeds=at_least(1),
+                         prototype_seeds=at_least(0), runs=at_least(1), n_jobs=N_JOBS,
+                         separation=option_rule(float, lambda v: 0 < v < float("inf"), "a finite number > 0")))
 def reproduce(out: str = "latent_mm_results/scene", grid: list = [10, 10], n_train: int = 10, n_test: int = 20,
               separation: float = 1.5, seeds: int = 5, prototype_seeds: int = 5, runs: int = 5,
               n_jobs: int = 2) -> list[dict]:
@@ -192,7 +196,7 @@ def reproduce(out: str = "latent_mm_results/scene", grid: list = [10, 10], n_tra
     import matplotlib.pyplot as plt
     from latent_mm.theory import format_table
     if len(grid) != 2:
-        raise ValueError(f"grid={grid!r} must be two integers: rows cols")
+        raise OptionError(f"grid={grid!r} must be two integers: rows cols")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = run_table3(seeds=seeds, runs=runs, prototype_seeds=prototype_seeds, results=out / "trials.jsonl",
