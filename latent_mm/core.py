@@ -26,8 +26,12 @@ class LatentProblem:
       cannot take value j), with minⱼ rᵢ(j; w) = 0 for every i.
 
     `bound(z, w)` = F(w) + Σᵢ rᵢ(zᵢ; w) follows. A problem with continuous latent values overrides `bound` instead
-    of `regrets` and is driven by a selector of the continuous protocol (`latent_mm.theory.random_anchor`).
-    `latent_mm.theory.MinOfQuadratics` is a complete discrete example, `latent_mm.theory.SmoothDC` a continuous one."""
+    of `regrets` and is driven by a selector of the problem protocol (`latent_mm.theory.random_anchor`).
+    `latent_mm.theory.MinOfQuadratics` is a complete discrete example, `latent_mm.theory.SmoothDC` a continuous one.
+
+    Optional hook: `touching_configuration(w, z_prev)`, the zero-regret configuration at `w` (ties kept at `z_prev`,
+    as `latent_mm.selection.touching_configuration` of the regrets), for a problem that finds it without building
+    the regret array; MM's selector (`latent_mm.selection.touching`) then asks the problem for it."""
 
     def __init__(self):
         "The base class holds nothing; a subclass takes and stores its data."
@@ -150,10 +154,8 @@ def _finite(value, what, t) -> float:
 def _bound_step(problem, sel, w, v, F_prev, z_prev, rng, t, bound_rtol):
     """Choose the bound of iteration `t` and check it: (z, b_t(w_{t-1}), budget, selector info)."""
     budget = max(0.0, v - F_prev)
-    if getattr(sel, "protocol", "regrets") == "continuous":
+    if getattr(sel, "protocol", "regrets") == "problem":   # the selector asks the problem: no regret array
         z, info = sel(problem, w, v, z_prev, rng)
-    elif _problem_touches(problem, sel):                  # no regret array: the problem finds the touching values
-        z, info = np.asarray(problem.touching_configuration(w, z_prev)), {}
     else:
         R = problem.regrets(w)
         z, info = sel(R, budget, z_prev, rng)
@@ -165,10 +167,6 @@ def _bound_step(problem, sel, w, v, F_prev, z_prev, rng, t, bound_rtol):
             f"v_{{t-1}}={v:.10g} (excess {b_prev - v:.3g}); a selector must return a bound with "
             f"b_t(w_{{t-1}}) <= v_{{t-1}}")
     return z, b_prev, budget, info or {}
-
-def _problem_touches(problem, sel) -> bool:
-    "Whether the touching configuration comes from the problem itself (MM's selector and a problem that offers it)."
-    return getattr(sel, "protocol", "regrets") == "touching" and hasattr(problem, "touching_configuration")
 
 def _progress_bar(total, progress):
     "A tqdm progress bar when `progress` is truthy, else None."
@@ -208,7 +206,7 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
     F_prev = v0
     if z0 is not None:                                       # the first bound is given: it sets the threshold
         z0 = np.asarray(z0)
-        if getattr(sel, "protocol", "regrets") != "continuous" and not _problem_touches(problem, sel):
+        if getattr(sel, "protocol", "regrets") != "problem":
             z0 = check_configuration(z0, problem.regrets(w), "z0")
         b0 = float(problem.bound(z0, w))
         if not (np.isfinite(b0) and b0 >= F_prev - _tol(bound_rtol, b0, F_prev)):

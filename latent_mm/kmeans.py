@@ -50,32 +50,29 @@ class KMeansProblem(LatentProblem):
 
     def _pass(self, w, keep_regrets=False, z_prev=None, touch=False):
         """One pass over the distances at `w`: each point's label and least distance; the (n, k) float32 regrets if
-        `keep_regrets`; if `touch`, the touching configuration with ties kept at `z_prev` and the regrets of both
-        (float32, as in the regret array), from one block of regrets at a time. Returns (labels, Dmin, R, touch)
-        with touch = (z_touch, regrets of z_prev or None, regrets of z_touch), or None."""
+        `keep_regrets`; if `touch`, the touching configuration with ties kept at `z_prev` and the regrets of `z_prev`
+        (float32, as in the regret array; those of the touching configuration are 0). Returns (labels, Dmin, R, touch)
+        with touch = (z_touch, regrets of z_prev or None), or None."""
         n, k = self.n, len(w)
         labels, Dmin = np.empty(n, dtype=np.intp), np.empty(n)
         R = np.empty((n, k), dtype=np.float32) if keep_regrets else None
         if touch:
             if z_prev is not None and (z_prev.shape != (n,) or z_prev.min() < 0 or z_prev.max() >= k):
                 raise ValueError(f"z must hold {n} cluster indices in 0..{k - 1}")
-            z_touch, r_touch = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.float32)
+            z_touch = np.empty(n, dtype=np.int64)
             r_prev = None if z_prev is None else np.empty(n, dtype=np.float32)
-            block = np.empty((min(n, max(1, 2**18 // max(1, k))), k), dtype=np.float32)
         for rows, D in self._blocks(w):
             labels[rows] = D.argmin(1)
             Dmin[rows] = np.take_along_axis(D, labels[rows, None], 1)[:, 0]
             if R is not None:
                 np.subtract(D, Dmin[rows, None], out=R[rows])
-            if touch:
-                Rb, at = block[: len(D)], np.arange(len(D))
-                np.subtract(D, Dmin[rows, None], out=Rb)
-                zp = None if z_prev is None else z_prev[rows]
-                z_touch[rows] = touching_configuration(Rb, zp)
-                r_touch[rows] = Rb[at, z_touch[rows]]
-                if zp is not None:
-                    r_prev[rows] = Rb[at, zp]
-        return labels, Dmin, R, ((z_touch, r_prev, r_touch) if touch else None)
+            if touch and z_prev is None:
+                z_touch[rows] = labels[rows]
+            elif touch:                                   # z_prev kept iff its float32 regret is 0
+                zp = z_prev[rows]
+                r_prev[rows] = D[np.arange(len(D)), zp] - Dmin[rows]
+                z_touch[rows] = np.where(r_prev[rows] <= 0, zp, labels[rows])
+        return labels, Dmin, R, ((z_touch, r_prev) if touch else None)
 
     def _at(self, w, regrets=False):
         """Make `w` the current point (cached for the last `w` seen): labels, least distances, F, and the regret array
@@ -96,9 +93,9 @@ class KMeansProblem(LatentProblem):
 
     def _remember(self, z_prev, touch):
         "Keep a touching configuration found at the current point and the regret sums of it and of `z_prev`."
-        z_touch, r_prev, r_touch = touch
+        z_touch, r_prev = touch
         self._touches.append((z_prev, z_touch))
-        self._sums.append((z_touch, float(r_touch.sum(dtype=np.float64))))
+        self._sums.append((z_touch, 0.0))
         if z_prev is not None:
             self._sums.append((z_prev, float(r_prev.sum(dtype=np.float64))))
 
@@ -131,11 +128,15 @@ class KMeansProblem(LatentProblem):
 
     def touching_configuration(self, w, z_prev=None) -> np.ndarray:
         """The zero-regret configuration at `w`, ties kept at `z_prev`: `latent_mm.selection.touching_configuration`
-        of the regret array, found one block of regrets at a time (the engine's MM step; no (n, k) array)."""
+        of the regret array, found one block of distances at a time (the engine's MM step; no (n, k) array)."""
         self._at(w)
+        if z_prev is None:                                # no ties to keep: the nearest centres
+            if self._R is None and self._find(self._sums, self._labels) is None:
+                self._sums.append((self._labels, 0.0))    # their bound is F: MM asks for it next
+            return self._labels.copy()
         if self._R is not None:
             return touching_configuration(self._R, z_prev)
-        z_prev = None if z_prev is None else np.array(z_prev)
+        z_prev = np.array(z_prev)
         if self._find(self._touches, z_prev) is None:
             self._remember(z_prev, self._pass(self._w, z_prev=z_prev, touch=True)[3])
         return self._find(self._touches, z_prev).copy()

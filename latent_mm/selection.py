@@ -32,9 +32,21 @@ def _chosen(R, z) -> np.ndarray:
     return R[np.arange(len(z)), z]
 
 # %% ../nbs/02_selection.ipynb #1a115c4b
+class _ProblemTouching:
+    "MM's selector for a problem that finds its touching configuration itself (no regret array)."
+    protocol = "problem"
+
+    def __call__(self, problem, w_prev, v_prev, z_prev, rng):
+        return np.asarray(problem.touching_configuration(w_prev, z_prev)), {}
+
+    def __repr__(self): return "touching()"
+
 class Touching:
     "Selector for MM: the bound that touches the objective at the previous iterate."
-    protocol = "touching"   # the engine may ask the problem for this configuration instead (no regret array)
+
+    def start(self, problem, rng):
+        "The selector for one run: the problem's own `touching_configuration(w, z_prev)` if it has one, else this."
+        return _ProblemTouching() if hasattr(problem, "touching_configuration") else self
 
     def __call__(self, R, budget, z_prev, rng):
         return touching_configuration(R, z_prev), {}

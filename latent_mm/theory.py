@@ -127,8 +127,8 @@ class SmoothDC(LatentProblem):
 
 # %% ../nbs/01_theory.ipynb #28ddf3ef
 class TouchingAnchor:
-    "MM for `SmoothDC`-like problems: the anchor whose bound touches F at w_prev (continuous-latent protocol)."
-    protocol = "continuous"
+    "MM for `SmoothDC`-like problems: the anchor whose bound touches F at w_prev (problem protocol)."
+    protocol = "problem"
 
     def __call__(self, problem, w_prev, v_prev, z_prev, rng):
         return problem.touching(w_prev), {}
@@ -141,7 +141,7 @@ def touching_anchor() -> TouchingAnchor:
 
 class RandomAnchor:
     "Selector for `SmoothDC`-like problems: a Gaussian anchor around w_prev, shrunk until the bound is valid."
-    protocol = "continuous"
+    protocol = "problem"
 
     def __init__(self, scale=1.0, max_halvings=60):
         self.scale, self.max_halvings = float(scale), int(max_halvings)
