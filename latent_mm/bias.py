@@ -300,15 +300,14 @@ class PottsCoherence:
         return _PottsRun(self)
 
 class _PottsRun:
-    "One run of the Potts coherence bias: the budgeted argmax (the last call's diagnostics in `info`)."
+    "One run of the Potts coherence bias: the budgeted argmax, with its diagnostics for the trace."
 
     def __init__(self, spec):
-        self.spec, self.info = spec, {}
+        self.spec = spec
 
     def argmax(self, R, budget, z_prev, rng):
-        z, self.info = potts_budgeted_argmax(R, budget, self.spec.grid, z_prev, n_bisect=self.spec.n_bisect,
-                                             max_sweeps=self.spec.max_sweeps)
-        return z
+        return potts_budgeted_argmax(R, budget, self.spec.grid, z_prev, n_bisect=self.spec.n_bisect,
+                                     max_sweeps=self.spec.max_sweeps)
 
 def potts_coherence(grid, *, n_bisect=12, max_sweeps=5) -> PottsCoherence:
     "G-MM's coherence bias (eq. 13) on (rows, cols) grids, for `LatentSSVM(bound='biased', bias=...)`."

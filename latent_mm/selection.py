@@ -310,7 +310,8 @@ _N_BETA_ROWS = 1024 # beta of the product law is solved on this many random mova
 
 # %% ../nbs/02_selection.ipynb #d488526a
 class RandomWalk:
-    """Selector for G-MM's random bounds: a sample of the uniform law on the valid configurations (see above).
+    """Selector for G-MM's random bounds: an approximate sample of the uniform law on the valid configurations (see
+    above; the law approaches the uniform one as `n_sweeps` grows, and every sample is valid).
 
     From a product-law draw (`init="product"`) or the touching configuration (`init="touching"`), `n_sweeps`
     Metropolis steps per movable variable (or exactly `n_steps`). `info`: the walk's acceptance rate, the number of
@@ -318,8 +319,9 @@ class RandomWalk:
     their touching value at the end (`moved`). `R` may be float32 (sums are float64 either way)."""
 
     def __init__(self, n_sweeps=N_SWEEPS, *, init="product", n_steps=None):
-        if isinstance(n_sweeps, bool) or not (isinstance(n_sweeps, (int, float, np.number)) and n_sweeps >= 0):
-            raise ValueError(f"n_sweeps={n_sweeps!r} must be a number >= 0")
+        if isinstance(n_sweeps, bool) or not (isinstance(n_sweeps, (int, float, np.number)) and np.isfinite(n_sweeps)
+                                              and n_sweeps >= 0):
+            raise ValueError(f"n_sweeps={n_sweeps!r} must be a finite number >= 0")
         if n_steps is not None and not (isinstance(n_steps, (int, np.integer)) and n_steps >= 0):
             raise ValueError(f"n_steps={n_steps!r} must be None or an integer >= 0")
         if init not in ("product", "touching"):
@@ -395,7 +397,8 @@ class _BiasedRun:
 
     def __call__(self, R, budget, z_prev, rng):
         if hasattr(self.scorer, "argmax"):                    # a structured bias solves the budgeted problem itself
-            return np.asarray(self.scorer.argmax(R, budget, z_prev, rng)), {}
+            z, info = self.scorer.argmax(R, budget, z_prev, rng)
+            return np.asarray(z), dict(info)
         scores = getattr(self.scorer, "scores", self.scorer)
         G = np.asarray(scores(R, z_prev, rng), dtype=float)
         if G.shape != R.shape:
@@ -486,6 +489,9 @@ def make_selector(bound="touching",  # a rule name in `SELECTORS`, or a selector
         raise ValueError(f"bound={bound!r} must be one of {SELECTORS} or a selector")
     if bias is not None and bound != "biased":
         raise ValueError(f"bias={bias!r} is used only with bound='biased', not bound={bound!r}")
+    if (n_sweeps != N_SWEEPS or n_steps is not None) and bound != "random":
+        raise ValueError(f"n_sweeps={n_sweeps!r} and n_steps={n_steps!r} are used only with bound='random', "
+                         f"not bound={bound!r}")
     if bound == "touching":
         return touching()
     if bound == "random":
