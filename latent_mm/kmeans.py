@@ -14,7 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .core import LatentProblem, _check_eta, gmm
-from .selection import make_selector, touching_configuration
+from .selection import _kernel, make_selector, touching_configuration
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -26,6 +26,38 @@ except ImportError:  # pragma: no cover - older scikit-learn
 __all__ = ['INITS', 'KMeansProblem', 'init_partition', 'init_centers', 'GMMKMeans']
 
 # %% ../nbs/04_kmeans.ipynb #d7cb7337
+@_kernel(cache=True, fastmath={"contract"})
+def _regret_rows(X, W, w2, labels, Dmin, R):
+    """The regret pass, compiled, one row at a time: D[i] = X[i] @ W + w2 (as numpy's matmul: products summed in order,
+    with fused multiply-adds), `labels[i]` = the first index of its least value (as `np.argmin`), `Dmin[i]` = that value
+    and `R[i] = D[i] - Dmin[i]` rounded to R's dtype (as `np.subtract(D, Dmin[:, None], out=R)`)."""
+    n, d = X.shape
+    m = W.shape[1]
+    row = np.empty(m)
+    for i in range(n):
+        row[:] = 0.0
+        for c in range(d):
+            x = X[i, c]
+            for j in range(m):
+                row[j] += x * W[c, j]
+        for j in range(m):
+            row[j] += w2[j]
+        a0 = a1 = a2 = a3 = row[0]                       # four running minima: independent, so they pipeline
+        j = 0
+        while j + 4 <= m:
+            a0, a1, a2, a3 = min(a0, row[j]), min(a1, row[j + 1]), min(a2, row[j + 2]), min(a3, row[j + 3])
+            j += 4
+        while j < m:
+            a0 = min(a0, row[j])
+            j += 1
+        v = min(min(a0, a1), min(a2, a3))
+        b = 0
+        while b < m - 1 and row[b] != v:
+            b += 1
+        labels[i], Dmin[i] = b, v
+        for j in range(m):
+            R[i, j] = row[j] - v
+
 class KMeansProblem(LatentProblem):
     "k-means as a latent problem: w = centres (k, d), z = assignments (n,), F = mean squared distance to the nearest centre."
 
@@ -38,9 +70,13 @@ class KMeansProblem(LatentProblem):
         self._keep_regrets = False   # set by the first call of `regrets`: from then on every point keeps its array
         self._z_last = None          # the configuration of the last bound asked for (without the regret array)
 
+    def _scaled(self, w):
+        "(W, w2) with D = X @ W + w2: W = -2 w.T / n (d, k), w2 = ||mu_j||^2 / n (k,)."
+        return w.T * (-2.0 / self.n), np.einsum("ij,ij->i", w, w) / self.n
+
     def _blocks(self, w):
         "Row blocks (rows, D) of D[i, j] = (||x_i - mu_j||^2 - ||x_i||^2) / n, about 2^18 float64 entries each."
-        W, w2 = w.T * (-2.0 / self.n), np.einsum("ij,ij->i", w, w) / self.n
+        W, w2 = self._scaled(w)
         step = max(1, 2**18 // max(1, len(w)))
         for start in range(0, self.n, step):
             rows = slice(start, start + step)
@@ -56,16 +92,20 @@ class KMeansProblem(LatentProblem):
         n, k = self.n, len(w)
         labels, Dmin = np.empty(n, dtype=np.intp), np.empty(n)
         R = np.empty((n, k), dtype=np.float32) if keep_regrets else None
+        if keep_regrets and touch:
+            raise ValueError("a pass keeps the regrets or finds a touching configuration, not both")
         if touch:
             if z_prev is not None and (z_prev.shape != (n,) or z_prev.min() < 0 or z_prev.max() >= k):
                 raise ValueError(f"z must hold {n} cluster indices in 0..{k - 1}")
             z_touch = np.empty(n, dtype=np.int64)
             r_prev = None if z_prev is None else np.empty(n, dtype=np.float32)
+        if R is not None:                                 # compiled, one row at a time: no block of distances
+            W, w2 = self._scaled(w)
+            _regret_rows(self.X, np.ascontiguousarray(W), w2, labels, Dmin, R)
+            return labels, Dmin, R, None
         for rows, D in self._blocks(w):
             labels[rows] = D.argmin(1)
             Dmin[rows] = np.take_along_axis(D, labels[rows, None], 1)[:, 0]
-            if R is not None:
-                np.subtract(D, Dmin[rows, None], out=R[rows])
             if touch and z_prev is None:
                 z_touch[rows] = labels[rows]
             elif touch:                                   # z_prev kept iff its float32 regret is 0

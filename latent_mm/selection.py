@@ -105,16 +105,29 @@ def _randint(state, m) -> int:
 # %% ../nbs/02_selection.ipynb #01655ed6
 @_kernel(cache=True, fastmath=_FAST)
 def _scan_rows(R, budget, z_prev):
-    "One pass over R: each variable's touching value (ties go to `z_prev`) and its number of candidates r <= budget."
+    """One pass over R: each variable's touching value (ties go to `z_prev`), its number of candidates (r <= budget),
+    and the candidates of the variables with more than one but few of them (under an eighth of all values, plus one)
+    as one ragged array: variable i's are `cand[start[i]:start[i+1]]`, an empty slice for the others."""
     n, m = R.shape
     touch = np.empty(n, np.int64)
     count = np.empty(n, np.int64)
+    start = np.zeros(n + 1, np.int64)
+    cand = np.empty(n * ((m - 1) // 8 + 1), np.int32)   # room for the longest lists; pages never written stay unused
+    p = 0
     for i in range(n):
         row = R[i]
-        best, c = np.inf, 0
-        for j in range(m):
+        c = 0
+        for j in range(m):                          # vectorised
             c += row[j] <= budget
-            best = min(best, row[j])
+        a0 = a1 = a2 = a3 = row[0]                  # four running minima: independent, so they pipeline
+        j = 0
+        while j + 4 <= m:
+            a0, a1, a2, a3 = min(a0, row[j]), min(a1, row[j + 1]), min(a2, row[j + 2]), min(a3, row[j + 3])
+            j += 4
+        while j < m:
+            a0 = min(a0, row[j])
+            j += 1
+        best = min(min(a0, a1), min(a2, a3))
         arg = 0
         if z_prev.size and row[z_prev[i]] <= best:
             arg = z_prev[i]
@@ -122,27 +135,13 @@ def _scan_rows(R, budget, z_prev):
             while arg < m - 1 and row[arg] != best:
                 arg += 1
         touch[i], count[i] = arg, c
-    return touch, count
-
-# %% ../nbs/02_selection.ipynb #975c35fa
-@_kernel(cache=True)
-def _candidate_lists(R, budget, movable, count):
-    """Candidate values (r <= budget) of the movable variables that have few of them, as one ragged array: the
-    q-th movable variable's are `cand[start[q]:start[q+1]]` (empty for a variable with many candidates)."""
-    m = R.shape[1]
-    start = np.zeros(len(movable) + 1, np.int64)
-    for q in range(len(movable)):
-        c = count[movable[q]]
-        start[q + 1] = start[q] + (c if 8 * (c - 1) < m else 0)
-    cand = np.empty(start[-1], np.int64)
-    for q in range(len(movable)):
-        p = start[q]
-        if start[q + 1] > p:
+        if c > 1 and 8 * (c - 1) < m:               # the row is still in cache: list its candidates
             for j in range(m):
-                if R[movable[q], j] <= budget:
+                if row[j] <= budget:
                     cand[p] = j
                     p += 1
-    return start, cand
+        start[i + 1] = p
+    return touch, count, start, cand[:p]
 
 # %% ../nbs/02_selection.ipynb #e8a04ab4
 @_kernel(cache=True)
@@ -154,13 +153,13 @@ def _metropolis(R, budget, z, slack, movable, start, cand, n_steps, state):
     m = R.shape[1]
     accepted = 0
     for _ in range(n_steps):
-        q = _randint(state, len(movable))
-        i, zi = movable[q], z[movable[q]]
-        c = start[q + 1] - start[q]
+        i = movable[_randint(state, len(movable))]
+        zi = z[i]
+        c = start[i + 1] - start[i]
         if c > 0:                                  # listed: uniform over the list minus the current value
-            j = cand[start[q] + _randint(state, c - 1)]
+            j = cand[start[i] + _randint(state, c - 1)]
             if j == zi:
-                j = cand[start[q] + c - 1]
+                j = cand[start[i] + c - 1]
         else:                                      # many candidates: redraw until a candidate other than zi
             j = _randint(state, m)
             while j == zi or not R[i, j] <= budget:
@@ -182,29 +181,37 @@ def _g(x):
     return y
 
 @_kernel(cache=True, fastmath=_FAST)
-def _mean_spend(R, budget, rows, beta) -> float:
-    "Expected total regret of `rows` under the product law p_i(j) ∝ g(beta R[i, j]) on the candidates."
+def _mean_spend(R, budget, rows, beta, start, cand) -> float:
+    """Expected total regret of `rows` under the product law p_i(j) ∝ g(beta R[i, j]) on the candidates: over a
+    variable's list of candidates if it has one (`_scan_rows`), else over all its values."""
     f = 0.0
     for i in rows:
         s0 = s1 = 0.0
-        for j in range(R.shape[1]):
-            r = R[i, j]
-            w = _g(beta * r) if r <= budget else 0.0
-            s0 += w
-            s1 += w * r
+        if start[i + 1] > start[i]:
+            for p in range(start[i], start[i + 1]):
+                r = R[i, cand[p]]
+                w = _g(beta * r)
+                s0 += w
+                s1 += w * r
+        else:                                      # one vectorised pass over the row
+            for j in range(R.shape[1]):
+                r = R[i, j]
+                w = _g(beta * r) if r <= budget else 0.0
+                s0 += w
+                s1 += w * min(r, budget)           # not 0 * inf for a forbidden value
         f += s1 / s0
     return f
 
 # %% ../nbs/02_selection.ipynb #a90671a8
 @_kernel(cache=True)
-def _solve_beta(R, budget, rows, target, rtol=2e-3, max_iter=40) -> float:
-    """beta >= 0 with `_mean_spend(R, budget, rows, beta) = target`: secant steps on log f against log beta
+def _solve_beta(R, budget, rows, target, start, cand, rtol=2e-3, max_iter=40) -> float:
+    """beta >= 0 with `_mean_spend(R, budget, rows, beta, start, cand) = target`: secant steps on log f against log beta
     (slope -1 when the regrets look exponential), kept inside a bracket."""
-    if _mean_spend(R, budget, rows, 0.0) <= target:
+    if _mean_spend(R, budget, rows, 0.0, start, cand) <= target:
         return 0.0
     lt = np.log(target)
     lb = np.log(len(rows) / target)
-    lf = np.log(_mean_spend(R, budget, rows, np.exp(lb)))
+    lf = np.log(_mean_spend(R, budget, rows, np.exp(lb), start, cand))
     slope, lo, hi = -1.0, -np.inf, np.inf
     for _ in range(max_iter):
         if abs(lf - lt) <= rtol:
@@ -216,7 +223,7 @@ def _solve_beta(R, budget, rows, target, rtol=2e-3, max_iter=40) -> float:
         nb = lb + (lt - lf) / slope
         if not lo < nb < hi:
             nb = 0.5 * (lo + hi) if np.isfinite(lo) and np.isfinite(hi) else (lb + 2.0 if lf > lt else lb - 2.0)
-        f = _mean_spend(R, budget, rows, np.exp(nb))
+        f = _mean_spend(R, budget, rows, np.exp(nb), start, cand)
         if f <= 0.0:                               # beyond the last regret: every weight but the zero ones is 0
             hi = nb
             continue
@@ -227,27 +234,35 @@ def _solve_beta(R, budget, rows, target, rtol=2e-3, max_iter=40) -> float:
 
 # %% ../nbs/02_selection.ipynb #7c4ec4aa
 @_kernel(cache=True, fastmath=_FAST)
-def _draw_product(R, budget, rows, beta, z, state) -> float:
-    "z_i ~ p_i(j) ∝ g(beta R[i, j]) on the candidates of each variable in `rows` (in place); returns their spend."
+def _draw_product(R, budget, rows, beta, z, state, start, cand) -> float:
+    """z_i ~ p_i(j) ∝ g(beta R[i, j]) on the candidates of each variable in `rows` (in place; over its list of
+    candidates if it has one); returns their spend."""
     m = R.shape[1]
     weight = np.empty(m)
     spend = 0.0
     for i in rows:
+        a, listed = start[i], start[i + 1] > start[i]
+        c = start[i + 1] - a if listed else m
         total = 0.0
-        for j in range(m):
-            weight[j] = _g(beta * R[i, j]) if R[i, j] <= budget else 0.0
-            total += weight[j]
+        if listed:
+            for q in range(c):
+                weight[q] = _g(beta * R[i, cand[a + q]])
+                total += weight[q]
+        else:                                      # one vectorised pass over the row
+            for j in range(m):
+                weight[j] = _g(beta * R[i, j]) if R[i, j] <= budget else 0.0
+                total += weight[j]
         if total <= 0.0:
             continue
         u = _uniform(state) * total
-        j = 0
-        while j < m - 1 and (weight[j] == 0.0 or u >= weight[j]):
-            u -= weight[j]
-            j += 1
-        while weight[j] == 0.0:                    # rounding ran past the last candidate
-            j -= 1
-        z[i] = j
-        spend += R[i, j]
+        q = 0
+        while q < c - 1 and (weight[q] == 0.0 or u >= weight[q]):
+            u -= weight[q]
+            q += 1
+        while weight[q] == 0.0:                    # rounding ran past the last candidate
+            q -= 1
+        z[i] = cand[a + q] if listed else q
+        spend += R[i, z[i]]
     return spend
 
 # %% ../nbs/02_selection.ipynb #e836c437
@@ -277,7 +292,7 @@ def _random_bound(R, budget, z_prev, n_sweeps, n_steps, product, n_beta_rows, se
     budget, then `n_steps` Metropolis steps (`n_sweeps` per movable variable if `n_steps < 0`).
     Returns z and (acceptance, movable, beta, resets, moved)."""
     state = np.full(1, seed, np.uint64)
-    touch, count = _scan_rows(R, budget, z_prev)
+    touch, count, start, cand = _scan_rows(R, budget, z_prev)
     for i in range(len(touch)):
         if not R[i, touch[i]] == 0.0:                 # regrets: >= 0 with a zero (the touching value) in each row
             raise ValueError("not a regret array")
@@ -292,14 +307,13 @@ def _random_bound(R, budget, z_prev, n_sweeps, n_steps, product, n_beta_rows, se
                 p = q + _randint(state, len(movable) - q)
                 sub[q], sub[p] = sub[p], sub[q]
             sub = np.sort(sub[:n_beta_rows])
-        beta = _solve_beta(R, budget, sub, budget * len(sub) / len(movable))
-        slack = budget - _draw_product(R, budget, movable, beta, z, state)
+        beta = _solve_beta(R, budget, sub, budget * len(sub) / len(movable), start, cand)
+        slack = budget - _draw_product(R, budget, movable, beta, z, state, start, cand)
         slack, resets = _repair(R, z, touch, movable, slack, state)
     if n_steps < 0:
         n_steps = int(round(n_sweeps * len(movable)))
     accepted = 0
     if len(movable) > 0 and n_steps > 0:
-        start, cand = _candidate_lists(R, budget, movable, count)
         slack, accepted = _metropolis(R, budget, z, slack, movable, start, cand, n_steps, state)
     moved = np.count_nonzero(z != touch)
     return z, (accepted / n_steps if n_steps > 0 else np.nan, len(movable), beta, resets, moved)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import chi2_contingency
 
-from latent_mm.selection import _candidate_lists, _metropolis, _scan_rows, random_walk, touching_configuration
+from latent_mm.selection import _metropolis, _scan_rows, random_walk, touching_configuration
 
 
 def reference_walk(R, budget, z, n_steps, rng):
@@ -25,9 +25,8 @@ def reference_walk(R, budget, z, n_steps, rng):
 
 
 def compiled_walk(R, budget, z, n_steps, rng):
-    touch, count = _scan_rows(R, budget, np.empty(0, np.int64))
+    touch, count, start, cand = _scan_rows(R, budget, np.empty(0, np.int64))
     movable = np.flatnonzero(count > 1)
-    start, cand = _candidate_lists(R, budget, movable, count)
     z = np.array(z, dtype=np.int64)
     _metropolis(R, budget, z, budget - R[np.arange(len(R)), z].sum(), movable, start, cand, n_steps,
                 np.full(1, rng.integers(2**63), np.uint64))
