@@ -14,7 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .core import LatentProblem, _check_eta, gmm
-from .selection import _kernel, make_selector, touching_configuration
+from .selection import _first, _kernel, _least, make_selector, touching_configuration
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -42,19 +42,8 @@ def _regret_rows(X, W, w2, labels, Dmin, R):
                 row[j] += x * W[c, j]
         for j in range(m):
             row[j] += w2[j]
-        a0 = a1 = a2 = a3 = row[0]                       # four running minima: independent, so they pipeline
-        j = 0
-        while j + 4 <= m:
-            a0, a1, a2, a3 = min(a0, row[j]), min(a1, row[j + 1]), min(a2, row[j + 2]), min(a3, row[j + 3])
-            j += 4
-        while j < m:
-            a0 = min(a0, row[j])
-            j += 1
-        v = min(min(a0, a1), min(a2, a3))
-        b = 0
-        while b < m - 1 and row[b] != v:
-            b += 1
-        labels[i], Dmin[i] = b, v
+        v = _least(row)
+        labels[i], Dmin[i] = _first(row, v), v
         for j in range(m):
             R[i, j] = row[j] - v
 

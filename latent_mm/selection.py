@@ -58,21 +58,26 @@ def touching() -> Touching:
     return Touching()
 
 # %% ../nbs/02_selection.ipynb #5adfe2b9
-_KERNELS = {}   # name -> [function, numba.njit options, compiled?]
+_KERNELS = {}   # name -> [function, numba.njit options, its compiled dispatcher or None]
 
 def _compile_kernels():
-    "Compile every registered kernel not compiled yet, in place of its module-level name (kernels call each other)."
+    """Compile every registered kernel not compiled yet, in place of its name in every kernel's module (kernels call
+    each other, also across modules: `latent_mm.kmeans` imports `_least`). numba compiles on a kernel's first call,
+    after all names are replaced."""
     from numba import njit
     for name, entry in _KERNELS.items():
         f, options, compiled = entry
-        if not compiled:
-            f.__globals__[name] = njit(**options)(f)
-            entry[2] = True
+        if compiled is None:
+            entry[2] = njit(**options)(f)
+    for f, _, _ in _KERNELS.values():
+        for name, entry in _KERNELS.items():
+            if name in f.__globals__:
+                f.__globals__[name] = entry[2]
 
 def _kernel(**options):
     "Register a numba kernel, compiled with `numba.njit(**options)` on the first call of any kernel."
     def register(f):
-        _KERNELS[f.__name__] = [f, options, False]
+        _KERNELS[f.__name__] = [f, options, None]
 
         @functools.wraps(f)
         def first_call(*args):
@@ -102,6 +107,30 @@ def _randint(state, m) -> int:
     "A uniform integer in [0, m)."
     return min(int(_uniform(state) * m), m - 1)
 
+@_kernel(inline="always")
+def _least(row):
+    "The least value of a 1-D array, with four running minima (independent, so they pipeline; a minimum is exact in any order)."
+    m = len(row)
+    a0 = a1 = a2 = a3 = row[0]
+    j = 0
+    while j + 4 <= m:
+        a0, a1, a2, a3 = min(a0, row[j]), min(a1, row[j + 1]), min(a2, row[j + 2]), min(a3, row[j + 3])
+        j += 4
+    while j < m:
+        a0 = min(a0, row[j])
+        j += 1
+    return min(min(a0, a1), min(a2, a3))
+
+@_kernel(inline="always")
+def _first(row, v) -> int:
+    "The first index of `row` that holds `v` (the last index if none does), as a vectorised minimum over the row."
+    m = len(row)
+    b = m - 1
+    for j in range(m):
+        b = min(b, j if row[j] == v else m - 1)
+    return b
+
+
 # %% ../nbs/02_selection.ipynb #01655ed6
 @_kernel(cache=True, fastmath=_FAST)
 def _scan_rows(R, budget, z_prev):
@@ -119,21 +148,8 @@ def _scan_rows(R, budget, z_prev):
         c = 0
         for j in range(m):                          # vectorised
             c += row[j] <= budget
-        a0 = a1 = a2 = a3 = row[0]                  # four running minima: independent, so they pipeline
-        j = 0
-        while j + 4 <= m:
-            a0, a1, a2, a3 = min(a0, row[j]), min(a1, row[j + 1]), min(a2, row[j + 2]), min(a3, row[j + 3])
-            j += 4
-        while j < m:
-            a0 = min(a0, row[j])
-            j += 1
-        best = min(min(a0, a1), min(a2, a3))
-        arg = 0
-        if z_prev.size and row[z_prev[i]] <= best:
-            arg = z_prev[i]
-        else:
-            while arg < m - 1 and row[arg] != best:
-                arg += 1
+        best = _least(row)
+        arg = z_prev[i] if z_prev.size and row[z_prev[i]] <= best else _first(row, best)
         touch[i], count[i] = arg, c
         if c > 1 and 8 * (c - 1) < m:               # the row is still in cache: list its candidates
             for j in range(m):
