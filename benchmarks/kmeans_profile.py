@@ -5,8 +5,8 @@
 Prints, per iteration of a default G-MM fit (`GMMKMeans(eta=0.02, bound="random")`), the CPU time of each step
 summed over the fit (best of `--repeats` fits): the regret pass, the random walk, the bounds, the engine's
 configuration check and the closed-form minimiser; then, on the walk's input at iteration `--at` of that fit, the
-time of each of the walk's kernels, and of the product-law draw's weights alone (the rest of the draw is the walk
-along the weights to the drawn value).
+time of each of the walk's kernels, and of the product-law draw's weights alone (the rest of the draw is the search
+for the drawn value along the weights).
 """
 import argparse
 import functools
@@ -86,7 +86,7 @@ def main(init="forgy", repeats=3, at=8):
     weights = np.empty(R.shape[1])
 
     from numba import njit
-    g = S._g                                                # compiled by the first fit
+    g = S._g_draw                                           # compiled by the first fit
 
     @njit(fastmath=S._FAST)
     def _draw_weights(R, budget, rows, beta, weight):

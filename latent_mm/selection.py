@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 
 import numpy as np
 
@@ -136,7 +137,7 @@ def _first(row, v) -> int:
 def _scan_rows(R, budget, z_prev):
     """One pass over R: each variable's touching value (ties go to `z_prev`), its number of candidates (r <= budget),
     and the candidates of the variables with more than one but few of them (under an eighth of all values, plus one)
-    as one ragged array: variable i's are `cand[start[i]:start[i+1]]`, an empty slice for the others."""
+    as one ragged array: variable i's are `cand[start[i]:start[i+1]]`, an empty slice for the others. Refuses NaN."""
     n, m = R.shape
     touch = np.empty(n, np.int64)
     count = np.empty(n, np.int64)
@@ -145,9 +146,12 @@ def _scan_rows(R, budget, z_prev):
     p = 0
     for i in range(n):
         row = R[i]
-        c = 0
+        c = above = 0
         for j in range(m):                          # vectorised
             c += row[j] <= budget
+            above += row[j] > budget
+        if c + above < m:                           # a NaN is neither
+            raise ValueError("not a regret array")
         best = _least(row)
         arg = z_prev[i] if z_prev.size and row[z_prev[i]] <= best else _first(row, best)
         touch[i], count[i] = arg, c
@@ -249,10 +253,67 @@ def _solve_beta(R, budget, rows, target, start, cand, rtol=2e-3, max_iter=40) ->
     return np.exp(lb)
 
 # %% ../nbs/02_selection.ipynb #7c4ec4aa
+_NORMAL_Y = 0.5008  # y <= this: y^1024 < 3e-308, at or below the smallest normal double (2.2e-308)
+
+@_kernel(inline="always")
+def _g_draw(x):
+    "`_g` with its values below 3e-308 set to 0 (computed without subnormal numbers, which are slow)."
+    y = 1.0 - x * (1.0 / 1024.0)
+    y = y if y > _NORMAL_Y else 0.0
+    for _ in range(10):
+        y = y * y
+    return y
+
+@_kernel(inline="always")
+def _pick(weight, c, u, total) -> int:
+    """The q with sum(weight[:q]) <= u < sum(weight[:q+1]) and weight[q] > 0, where `total` = sum(weight[:c]) and
+    0 <= u < total: the value that the sequential walk `u -= weight[q]` along the weights picks.
+
+    Found from the nearer end with sums of blocks of 8 weights, whose additions differ from the walk's; where u is
+    nearer a boundary than `margin` (4c roundings of `total`, more than the sums of either order can differ), the
+    walk itself decides, so the pick is the walk's in every case."""
+    margin = 1e-15 * c * total
+    if u < 0.5 * total:                            # from the front: lo = sum(weight[:q])
+        lo, q = 0.0, 0
+        while q + 8 <= c:                          # a block's sum does not wait for lo: only lo's additions chain
+            block = (((weight[q] + weight[q + 1]) + (weight[q + 2] + weight[q + 3]))
+                     + ((weight[q + 4] + weight[q + 5]) + (weight[q + 6] + weight[q + 7])))
+            if u < lo + block:
+                break
+            lo += block
+            q += 8
+        while q < c - 1 and (weight[q] == 0.0 or u >= lo + weight[q]):
+            lo += weight[q]
+            q += 1
+    else:                                          # from the back: hi = sum(weight[:q]) = total - sum(weight[q:])
+        hi, q = total, c
+        while q >= 8:
+            block = (((weight[q - 8] + weight[q - 7]) + (weight[q - 6] + weight[q - 5]))
+                     + ((weight[q - 4] + weight[q - 3]) + (weight[q - 2] + weight[q - 1])))
+            if u >= hi - block:
+                break
+            hi -= block
+            q -= 8
+        while q > 1 and (weight[q - 1] == 0.0 or u < hi - weight[q - 1]):
+            hi -= weight[q - 1]
+            q -= 1
+        q -= 1
+        lo = hi - weight[q]
+    if q < c and weight[q] > 0.0 and lo + margin <= u < lo + weight[q] - margin:
+        return q
+    q = 0                                          # near a boundary: the walk
+    while q < c - 1 and (weight[q] == 0.0 or u >= weight[q]):
+        u -= weight[q]
+        q += 1
+    while weight[q] == 0.0:                        # rounding ran past the last candidate
+        q -= 1
+    return q
+
 @_kernel(cache=True, fastmath=_FAST)
 def _draw_product(R, budget, rows, beta, z, state, start, cand) -> float:
     """z_i ~ p_i(j) ∝ g(beta R[i, j]) on the candidates of each variable in `rows` (in place; over its list of
-    candidates if it has one); returns their spend."""
+    candidates if it has one); returns their spend. Weights below 3e-308 count as 0: next to the touching value's
+    weight of 1 they change neither a total nor a pick."""
     m = R.shape[1]
     weight = np.empty(m)
     spend = 0.0
@@ -262,21 +323,15 @@ def _draw_product(R, budget, rows, beta, z, state, start, cand) -> float:
         total = 0.0
         if listed:
             for q in range(c):
-                weight[q] = _g(beta * R[i, cand[a + q]])
+                weight[q] = _g_draw(beta * R[i, cand[a + q]])
                 total += weight[q]
         else:                                      # one vectorised pass over the row
             for j in range(m):
-                weight[j] = _g(beta * R[i, j]) if R[i, j] <= budget else 0.0
+                weight[j] = _g_draw(beta * R[i, j]) if R[i, j] <= budget else 0.0
                 total += weight[j]
         if total <= 0.0:
             continue
-        u = _uniform(state) * total
-        q = 0
-        while q < c - 1 and (weight[q] == 0.0 or u >= weight[q]):
-            u -= weight[q]
-            q += 1
-        while weight[q] == 0.0:                    # rounding ran past the last candidate
-            q -= 1
+        q = _pick(weight, c, _uniform(state) * total, total)
         z[i] = cand[a + q] if listed else q
         spend += R[i, z[i]]
     return spend
@@ -365,6 +420,8 @@ class RandomWalk:
     def __call__(self, R, budget, z_prev, rng):
         R = np.asarray(R)
         R = np.ascontiguousarray(R, dtype=R.dtype if R.dtype in (np.float32, np.float64) else np.float64)
+        if R.ndim != 2 or (R.shape[0] > 0 and R.shape[1] == 0):
+            raise ValueError(f"R has shape {R.shape}: R must be a 2-D array with at least one value per latent variable")
         z_prev = np.empty(0, np.int64) if z_prev is None else np.ascontiguousarray(z_prev, dtype=np.int64)
         if z_prev.size and (z_prev.shape != R.shape[:1] or z_prev.min() < 0 or z_prev.max() >= R.shape[1]):
             raise ValueError(f"z_prev must hold {R.shape[0]} values in 0..{R.shape[1] - 1}")
@@ -377,10 +434,13 @@ class RandomWalk:
                                     -1 if self.n_steps is None else int(self.n_steps), self.init == "product",
                                     _N_BETA_ROWS, seed)
         except ValueError:
-            low = np.nanmin(R, axis=1) if R.size else np.zeros(0)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)    # an all-NaN row
+                low = np.nanmin(R, axis=1) if R.size else np.zeros(0)
             i = int(np.flatnonzero(~(low == 0) | np.isnan(R).any(1))[0])
-            raise ValueError(f"R[{i}] has least value {R[i].min()} (NaN: {bool(np.isnan(R[i]).any())}): a regret array "
-                             "holds values >= 0 with a zero in every row (the touching value)") from None
+            nan = " and a NaN" if np.isnan(R[i]).any() else ""
+            raise ValueError(f"R[{i}] has least value {low[i]}{nan}: a regret array holds values >= 0, no NaN, with a "
+                             "zero in every row (the touching value)") from None
         return z, dict(zip(("acceptance", "movable", "beta", "resets", "moved"), map(float, info)))
 
 def random_walk(n_sweeps=N_SWEEPS, *, init="product", n_steps=None) -> RandomWalk:

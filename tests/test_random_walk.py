@@ -1,5 +1,6 @@
 """The random bounds' sampler: its compiled walk has the law of a plain reference, its samples stay within the
 budget, and its product-law start comes close to the uniform law on the valid set."""
+import warnings
 from itertools import product
 
 import numpy as np
@@ -89,3 +90,14 @@ def test_reproducible_and_edge_cases():
     shifted[7] -= 1.0                                                            # a negative regret
     with pytest.raises(ValueError, match=r"R\[7\] has least value -0.5"):
         random_walk()(shifted, budget, None, np.random.default_rng(0))
+    holed = R.copy()
+    holed[4, np.argmax(R[4])] = np.nan                                           # a NaN beside the row's zero
+    with pytest.raises(ValueError, match=r"R\[4\] has least value 0.0 and a NaN: .* no NaN"):
+        random_walk()(holed, budget, None, np.random.default_rng(0))
+    holed[4] = np.nan                                                            # a row of NaN: no warning either
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"R\[4\] has least value nan and a NaN"):
+            random_walk()(holed, budget, None, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"R must be a 2-D array with at least one value per latent variable"):
+        random_walk()(np.zeros((3, 0)), budget, None, np.random.default_rng(0))
