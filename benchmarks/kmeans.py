@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from latent_mm.datasets import make_gmm200
 from latent_mm.experiments.kmeans import DATASETS, TABLE1_INITS, initial_state, kmeans_trial
-from latent_mm.kmeans import GMMKMeans, init_partition
+from latent_mm.kmeans import GMMKMeans
 from latent_mm.selection import N_SWEEPS, random_walk
 
 
@@ -47,7 +47,7 @@ def main(repeats=3, threads=1, walk100=True):
     GMMKMeans(200, eta=0.02, bound="random", init="forgy", max_iter=2, random_state=0).fit(X)   # compile the walk
     for init in TABLE1_INITS:
         start = initial_state("gmm200", init, 0)           # labels for the random partition, else centres
-        w0 = init_partition(X, 200, 0)[1] if init == "random-partition" else start
+        w0 = initial_state("gmm200", init, 0, partition_as_bound=False)   # centres: the partition's means
         fits = [lambda: KMeans(200, init=w0, n_init=1, algorithm="lloyd", tol=0.0, max_iter=1000).fit(X).n_iter_,
                 lambda: GMMKMeans(200, init=start).fit(X).n_iter_,
                 lambda: GMMKMeans(200, eta=0.02, bound="random", init=start, random_state=0).fit(X).n_iter_]

@@ -86,7 +86,7 @@ def main(init="forgy", repeats=3, at=8):
     weights = np.empty(R.shape[1])
 
     from numba import njit
-    g = S._g_draw                                           # compiled by the first fit
+    g, floor = S._g, S._NORMAL_Y                            # compiled by the first fit
 
     @njit(fastmath=S._FAST)
     def _draw_weights(R, budget, rows, beta, weight):
@@ -94,7 +94,7 @@ def main(init="forgy", repeats=3, at=8):
         total = 0.0
         for i in rows:
             for j in range(R.shape[1]):
-                weight[j] = g(beta * R[i, j]) if R[i, j] <= budget else 0.0
+                weight[j] = g(beta * R[i, j], floor) if R[i, j] <= budget else 0.0
                 total += weight[j]
         return total
     state = np.full(1, 1, np.uint64)

@@ -14,7 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .core import LatentProblem, _check_eta, gmm
-from .selection import _first, _kernel, _least, make_selector, touching_configuration
+from .selection import _regret_rows, make_selector, touching_configuration
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -26,27 +26,6 @@ except ImportError:  # pragma: no cover - older scikit-learn
 __all__ = ['INITS', 'KMeansProblem', 'init_partition', 'init_centers', 'GMMKMeans']
 
 # %% ../nbs/04_kmeans.ipynb #d7cb7337
-@_kernel(cache=True, fastmath={"contract"})
-def _regret_rows(X, W, w2, labels, Dmin, R):
-    """The regret pass, compiled, one row at a time: D[i] = X[i] @ W + w2 (as numpy's matmul: products summed in order,
-    with fused multiply-adds), `labels[i]` = the first index of its least value (as `np.argmin`), `Dmin[i]` = that value
-    and `R[i] = D[i] - Dmin[i]` rounded to R's dtype (as `np.subtract(D, Dmin[:, None], out=R)`)."""
-    n, d = X.shape
-    m = W.shape[1]
-    row = np.empty(m)
-    for i in range(n):
-        row[:] = 0.0
-        for c in range(d):
-            x = X[i, c]
-            for j in range(m):
-                row[j] += x * W[c, j]
-        for j in range(m):
-            row[j] += w2[j]
-        v = _least(row)
-        labels[i], Dmin[i] = _first(row, v), v
-        for j in range(m):
-            R[i, j] = row[j] - v
-
 class KMeansProblem(LatentProblem):
     "k-means as a latent problem: w = centres (k, d), z = assignments (n,), F = mean squared distance to the nearest centre."
 
@@ -73,35 +52,30 @@ class KMeansProblem(LatentProblem):
             D += w2
             yield rows, D
 
-    def _pass(self, w, keep_regrets=False, z_prev=None, touch=False):
+    def _pass(self, w, keep_regrets=False, z_prev=None):
         """One pass over the distances at `w`: each point's label and least distance; the (n, k) float32 regrets if
-        `keep_regrets`; if `touch`, the touching configuration with ties kept at `z_prev` and the regrets of `z_prev`
-        (float32, as in the regret array; those of the touching configuration are 0). Returns (labels, Dmin, R, touch)
-        with touch = (z_touch, regrets of z_prev or None), or None."""
+        `keep_regrets`; else, given `z_prev`, the touching configuration with ties kept at `z_prev` and the regrets of
+        `z_prev` (float32, as in the regret array; those of the touching configuration are 0). Returns (labels, Dmin,
+        R, touch) with touch = (z_touch, regrets of z_prev), or None."""
         n, k = self.n, len(w)
         labels, Dmin = np.empty(n, dtype=np.intp), np.empty(n)
-        R = np.empty((n, k), dtype=np.float32) if keep_regrets else None
-        if keep_regrets and touch:
-            raise ValueError("a pass keeps the regrets or finds a touching configuration, not both")
-        if touch:
-            if z_prev is not None and (z_prev.shape != (n,) or z_prev.min() < 0 or z_prev.max() >= k):
-                raise ValueError(f"z must hold {n} cluster indices in 0..{k - 1}")
-            z_touch = np.empty(n, dtype=np.int64)
-            r_prev = None if z_prev is None else np.empty(n, dtype=np.float32)
-        if R is not None:                                 # compiled, one row at a time: no block of distances
+        if keep_regrets:                                  # compiled, one row at a time: no block of distances
+            R = np.empty((n, k), dtype=np.float32)
             W, w2 = self._scaled(w)
             _regret_rows(self.X, np.ascontiguousarray(W), w2, labels, Dmin, R)
             return labels, Dmin, R, None
+        if z_prev is not None:
+            if z_prev.shape != (n,) or z_prev.min() < 0 or z_prev.max() >= k:
+                raise ValueError(f"z must hold {n} cluster indices in 0..{k - 1}")
+            z_touch, r_prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.float32)
         for rows, D in self._blocks(w):
             labels[rows] = D.argmin(1)
             Dmin[rows] = np.take_along_axis(D, labels[rows, None], 1)[:, 0]
-            if touch and z_prev is None:
-                z_touch[rows] = labels[rows]
-            elif touch:                                   # z_prev kept iff its float32 regret is 0
+            if z_prev is not None:                        # z_prev kept iff its float32 regret is 0
                 zp = z_prev[rows]
                 r_prev[rows] = D[np.arange(len(D)), zp] - Dmin[rows]
                 z_touch[rows] = np.where(r_prev[rows] <= 0, zp, labels[rows])
-        return labels, Dmin, R, ((z_touch, r_prev) if touch else None)
+        return labels, Dmin, None, (None if z_prev is None else (z_touch, r_prev))
 
     def _at(self, w, regrets=False):
         """Make `w` the current point (cached for the last `w` seen): labels, least distances, F, and the regret array
@@ -114,7 +88,7 @@ class KMeansProblem(LatentProblem):
         w = np.array(w, dtype=float)                      # a copy: the cache key must not change under us
         self._R = None                                    # free the previous regrets before making new ones
         z_prev = None if keep else self._z_last
-        self._labels, self._Dmin, self._R, touch = self._pass(w, keep, z_prev, touch=z_prev is not None)
+        self._labels, self._Dmin, self._R, touch = self._pass(w, keep, z_prev)
         self._w, self._touches, self._sums = w, [], []
         self._F = max(float(self._Dmin.sum() + self.x2_mean), 0.0)
         if touch is not None:
@@ -124,15 +98,13 @@ class KMeansProblem(LatentProblem):
         "Keep a touching configuration found at the current point and the regret sums of it and of `z_prev`."
         z_touch, r_prev = touch
         self._touches.append((z_prev, z_touch))
-        self._sums.append((z_touch, 0.0))
-        if z_prev is not None:
-            self._sums.append((z_prev, float(r_prev.sum(dtype=np.float64))))
+        self._sums += [(z_touch, 0.0), (z_prev, float(r_prev.sum(dtype=np.float64)))]
 
     @staticmethod
     def _find(pairs, z):
-        "The value kept for configuration `z` (None: no configuration) in (configuration, value) pairs, or None."
+        "The value kept for configuration `z` in (configuration, value) pairs, or None."
         for key, value in pairs:
-            if (key is None) == (z is None) and (z is None or np.array_equal(key, z)):
+            if np.array_equal(key, z):
                 return value
         return None
 
@@ -152,7 +124,7 @@ class KMeansProblem(LatentProblem):
             return self._F + float(self._R[np.arange(self.n), z].sum(dtype=np.float64))
         self._z_last = z.copy()
         if self._find(self._sums, z) is None:
-            self._remember(self._z_last, self._pass(self._w, z_prev=self._z_last, touch=True)[3])
+            self._remember(self._z_last, self._pass(self._w, z_prev=self._z_last)[3])
         return self._F + self._find(self._sums, z)
 
     def touching_configuration(self, w, z_prev=None) -> np.ndarray:
@@ -167,7 +139,7 @@ class KMeansProblem(LatentProblem):
             return touching_configuration(self._R, z_prev)
         z_prev = np.array(z_prev)
         if self._find(self._touches, z_prev) is None:
-            self._remember(z_prev, self._pass(self._w, z_prev=z_prev, touch=True)[3])
+            self._remember(z_prev, self._pass(self._w, z_prev=z_prev)[3])
         return self._find(self._touches, z_prev).copy()
 
     def touching(self, w) -> np.ndarray:

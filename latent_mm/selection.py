@@ -63,8 +63,8 @@ _KERNELS = {}   # name -> [function, numba.njit options, its compiled dispatcher
 
 def _compile_kernels():
     """Compile every registered kernel not compiled yet, in place of its name in every kernel's module (kernels call
-    each other, also across modules: `latent_mm.kmeans` imports `_least`). numba compiles on a kernel's first call,
-    after all names are replaced."""
+    each other, and other modules call them by name: `latent_mm.kmeans` imports `_regret_rows`). numba compiles on a
+    kernel's first call, after all names are replaced."""
     from numba import njit
     for name, entry in _KERNELS.items():
         f, options, compiled = entry
@@ -132,6 +132,28 @@ def _first(row, v) -> int:
     return b
 
 
+# %% ../nbs/02_selection.ipynb #5e641fd8
+@_kernel(cache=True, fastmath={"contract"})
+def _regret_rows(X, W, w2, labels, Dmin, R):
+    """The regret pass, compiled, one row at a time: D[i] = X[i] @ W + w2 (as numpy's matmul: products summed in order,
+    with fused multiply-adds), `labels[i]` = the first index of its least value (as `np.argmin`), `Dmin[i]` = that value
+    and `R[i] = D[i] - Dmin[i]` rounded to R's dtype (as `np.subtract(D, Dmin[:, None], out=R)`)."""
+    n, d = X.shape
+    m = W.shape[1]
+    row = np.empty(m)
+    for i in range(n):
+        row[:] = 0.0
+        for c in range(d):
+            x = X[i, c]
+            for j in range(m):
+                row[j] += x * W[c, j]
+        for j in range(m):
+            row[j] += w2[j]
+        v = _least(row)
+        labels[i], Dmin[i] = _first(row, v), v
+        for j in range(m):
+            R[i, j] = row[j] - v
+
 # %% ../nbs/02_selection.ipynb #01655ed6
 @_kernel(cache=True, fastmath=_FAST)
 def _scan_rows(R, budget, z_prev):
@@ -153,6 +175,8 @@ def _scan_rows(R, budget, z_prev):
         if c + above < m:                           # a NaN is neither
             raise ValueError("not a regret array")
         best = _least(row)
+        if best != 0.0:                             # regrets: >= 0 with a zero (the touching value)
+            raise ValueError("not a regret array")
         arg = z_prev[i] if z_prev.size and row[z_prev[i]] <= best else _first(row, best)
         touch[i], count[i] = arg, c
         if c > 1 and 8 * (c - 1) < m:               # the row is still in cache: list its candidates
@@ -193,9 +217,11 @@ def _metropolis(R, budget, z, slack, movable, start, cand, n_steps, state):
 
 # %% ../nbs/02_selection.ipynb #b468d17c
 @_kernel(inline="always")
-def _g(x):
-    "(1 - x/1024)^1024 (0 beyond x = 1024): exp(-x) within 1 % for x < 4.5, in ten multiplications."
-    y = max(1.0 - x * (1.0 / 1024.0), 0.0)
+def _g(x, floor=0.0):
+    """(1 - x/1024)^1024 (0 beyond x = 1024): exp(-x) within 1 % for x < 4.5, in ten multiplications; 0 where
+    1 - x/1024 <= `floor`."""
+    y = 1.0 - x * (1.0 / 1024.0)
+    y = y if y > floor else 0.0
     for _ in range(10):
         y = y * y
     return y
@@ -253,16 +279,7 @@ def _solve_beta(R, budget, rows, target, start, cand, rtol=2e-3, max_iter=40) ->
     return np.exp(lb)
 
 # %% ../nbs/02_selection.ipynb #7c4ec4aa
-_NORMAL_Y = 0.5008  # y <= this: y^1024 < 3e-308, at or below the smallest normal double (2.2e-308)
-
-@_kernel(inline="always")
-def _g_draw(x):
-    "`_g` with its values below 3e-308 set to 0 (computed without subnormal numbers, which are slow)."
-    y = 1.0 - x * (1.0 / 1024.0)
-    y = y if y > _NORMAL_Y else 0.0
-    for _ in range(10):
-        y = y * y
-    return y
+_NORMAL_Y = 0.5008  # g(x, _NORMAL_Y): 0 where g < 3e-308, near the smallest normal double (2.2e-308), so no subnormals
 
 @_kernel(inline="always")
 def _pick(weight, c, u, total) -> int:
@@ -323,11 +340,11 @@ def _draw_product(R, budget, rows, beta, z, state, start, cand) -> float:
         total = 0.0
         if listed:
             for q in range(c):
-                weight[q] = _g_draw(beta * R[i, cand[a + q]])
+                weight[q] = _g(beta * R[i, cand[a + q]], _NORMAL_Y)
                 total += weight[q]
         else:                                      # one vectorised pass over the row
             for j in range(m):
-                weight[j] = _g_draw(beta * R[i, j]) if R[i, j] <= budget else 0.0
+                weight[j] = _g(beta * R[i, j], _NORMAL_Y) if R[i, j] <= budget else 0.0
                 total += weight[j]
         if total <= 0.0:
             continue
@@ -364,9 +381,6 @@ def _random_bound(R, budget, z_prev, n_sweeps, n_steps, product, n_beta_rows, se
     Returns z and (acceptance, movable, beta, resets, moved)."""
     state = np.full(1, seed, np.uint64)
     touch, count, start, cand = _scan_rows(R, budget, z_prev)
-    for i in range(len(touch)):
-        if not R[i, touch[i]] == 0.0:                 # regrets: >= 0 with a zero (the touching value) in each row
-            raise ValueError("not a regret array")
     z = touch.copy()
     movable = np.flatnonzero(count > 1)
     beta, resets, slack = np.nan, 0, budget
@@ -565,11 +579,12 @@ SELECTORS = ("touching", "random", "biased", "subset")
 def make_selector(bound="touching",  # a rule name in `SELECTORS`, or a selector (returned as it is)
                   *,
                   bias=None,         # the bias of `bound="biased"` (see `biased`)
-                  n_sweeps=N_SWEEPS, # Metropolis sweeps of `bound="random"` after its product-law start
+                  n_sweeps=None,     # Metropolis sweeps of `bound="random"` after its product-law start (None: `N_SWEEPS`)
                   n_steps=None,      # or its exact number of steps (None: `n_sweeps` per movable variable)
                   fraction=0.1,      # initial subset of `bound="subset"`
                  ):
-    "The selector for a bound rule; options that the rule does not use must be left at their defaults."
+    """The selector for a bound rule. `bias`, `n_sweeps` and `n_steps` are refused with a rule that does not use them;
+    `fraction` is ignored by rules other than "subset" (estimators pass their subset fraction whatever the rule)."""
     if not isinstance(bound, str):
         if callable(bound) or hasattr(bound, "start"):
             return bound
@@ -579,13 +594,13 @@ def make_selector(bound="touching",  # a rule name in `SELECTORS`, or a selector
         raise ValueError(f"bound={bound!r} must be one of {SELECTORS} or a selector")
     if bias is not None and bound != "biased":
         raise ValueError(f"bias={bias!r} is used only with bound='biased', not bound={bound!r}")
-    if (n_sweeps != N_SWEEPS or n_steps is not None) and bound != "random":
+    if (n_sweeps is not None or n_steps is not None) and bound != "random":
         raise ValueError(f"n_sweeps={n_sweeps!r} and n_steps={n_steps!r} are used only with bound='random', "
                          f"not bound={bound!r}")
     if bound == "touching":
         return touching()
     if bound == "random":
-        return random_walk(n_sweeps, n_steps=n_steps)
+        return random_walk(N_SWEEPS if n_sweeps is None else n_sweeps, n_steps=n_steps)
     if bound == "subset":
         return subset_update(fraction)
     if bias is None:
