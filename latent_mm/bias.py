@@ -12,10 +12,9 @@ import maxflow
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from .lssvm import _FixedLatent
 from .selection import touching_configuration
 from .core import _check_real
-from .solvers import solve_ssvm
+from .solvers import SolverRun
 
 # %% auto #0
 __all__ = ['MultiFoldMIL', 'multifold_mil', 'anti_starvation', 'grid_edges', 'potts_energy', 'alpha_expansion',
@@ -23,14 +22,21 @@ __all__ = ['MultiFoldMIL', 'multifold_mil', 'anti_starvation', 'grid_edges', 'po
 
 # %% ../nbs/07_bias.ipynb #f9395d32
 class MultiFoldMIL:
-    """The multi-fold MIL bias of G-MM eq. (11) for `LatentSSVMProblem`: each run's scores (n, n_latent) are minus
-    the structural hinge loss of each example under its held-out fold model.
+    """The multi-fold MIL bias of G-MM eq. (11) for any latent SSVM problem (`latent_mm.lssvm.LatentSSVMProblem` of
+    any model of the contract): a run's scores, shaped like the regrets, are minus each example's structural hinge
+    loss under its held-out fold model, for every value of every latent variable.
 
-    Folds are drawn once per run (from `random_state`, else from the run's generator); `tol` and `max_passes`
-    control the fold models' solver. A fold model that is not certified within `max_passes` (relative duality gap
-    above `tol`) is counted in the run's `n_unconverged` and reported once per run by a `ConvergenceWarning`."""
+    Folds are drawn once per run (from `random_state`, else from the run's generator); the fold models are solved by
+    the fit's bound solver with this bias's `tol` and `max_passes`. A fold model that is not certified is counted in
+    the run's `n_unconverged` and reported once per run by a `ConvergenceWarning`."""
 
-    def __init__(self, n_folds=10, *, tol=1e-3, max_passes=100, random_state=None):
+    def __init__(self,
+                 n_folds=10,          # K, the number of folds (>= 2)
+                 *,
+                 tol=1e-3,            # the fold models' certificate (relative duality gap)
+                 max_passes=100,      # the fold models' budget of passes
+                 random_state=None,   # seed of the folds (None: the run's generator)
+                ):
         if isinstance(n_folds, bool) or not (isinstance(n_folds, (int, np.integer)) and n_folds >= 2):
             raise ValueError(f"n_folds={n_folds!r} must be an integer >= 2")
         self.n_folds, self.tol, self.max_passes, self.random_state = n_folds, tol, max_passes, random_state
@@ -39,43 +45,49 @@ class MultiFoldMIL:
     def __repr__(self): return self.__name__
 
     def start(self, problem, rng):
-        "Per-run state: the folds of `problem`'s examples and the fold models' warm starts."
+        "Per-run state: the folds of `problem`'s examples and the fold models' solver runs."
         if problem.n < self.n_folds:
             raise ValueError(f"n_folds={self.n_folds} must be <= n_samples={problem.n}")
         gen = rng if self.random_state is None else np.random.default_rng(self.random_state)
-        return _MultiFoldRun(self, problem, gen.permutation(problem.n) % self.n_folds)
+        return _MultiFoldRun(self, problem, gen.permutation(problem.n) % self.n_folds, rng)
 
+# %% ../nbs/07_bias.ipynb #b1a5f01d
 class _MultiFoldRun:
-    "One run of the multi-fold MIL bias: K fold models, each warm-started from its previous dual state."
+    "One run of the multi-fold MIL bias: K fold models, each a solver run warm-started from its previous solve."
 
-    def __init__(self, spec, problem, fold):
+    def __init__(self, spec, problem, fold, rng):
         self.spec, self.problem, self.fold_ = spec, problem, fold
-        self.states = [None] * spec.n_folds
+        solver = type(problem.run.solver)(tol=spec.tol, max_passes=spec.max_passes)   # the fit's method
+        self.runs = [SolverRun(solver, rng) for _ in range(spec.n_folds)]
         self.n_unconverged = 0
-        self.coef_ = np.zeros((spec.n_folds, problem.model.size_joint_feature(problem.X.shape[2])))
+        self.coef_ = np.zeros((spec.n_folds, problem.model.size_joint_feature(problem.X)))
 
     def scores(self, R, z_prev, rng):
+        "Minus the held-out hinge loss of every example for every value of each latent variable, shaped like R."
         p = self.problem
-        z = R.argmin(1) if z_prev is None else np.asarray(z_prev)
-        X, y, model = p.X, p.y, p.model
-        G = np.empty((p.n, X.shape[1]))
+        z = (R.argmin(1) if z_prev is None else np.asarray(z_prev)).reshape((p.n, -1))
+        G = np.empty((p.n,) + (z.shape[1], R.shape[1]))
         for k in range(self.spec.n_folds):                   # K independent solves, one per fold
             train, held = self.fold_ != k, self.fold_ == k
-            res = solve_ssvm(_FixedLatent(model, X[train], y[train], z[train]), p.lam, sample_weight=p.s[train],
-                             regularizer=p.regularizer, tol=self.spec.tol, max_passes=self.spec.max_passes,
-                             solver=getattr(p, "solver", "auto"), state=self.states[k], random_state=rng, warn=False)
-            self.states[k], self.coef_[k] = res.state, res.w
-            if not res.converged:
-                self.n_unconverged += 1
-                if self.n_unconverged == 1:
-                    warnings.warn(f"multi-fold MIL bias: the model of fold {k} is not certified after max_passes="
-                                  f"{self.spec.max_passes} (relative duality gap {res.gap / max(res.primal, 1e-12):.2g}"
-                                  f" > tol={self.spec.tol}); its scores come from an approximate model. Raise "
-                                  "multifold_mil's max_passes or tol.", ConvergenceWarning, stacklevel=2)
-            S = model.scores(X[held], res.w)                  # (m, n_latent, n_classes)
-            top = model.augment(S, y[held]).max((1, 2))
-            G[held] = -(top[:, None] - S[np.arange(len(S)), :, y[held]])   # minus the hinge loss, every z
-        return G
+            self.coef_[k] = self._fit_fold(k, train, z)
+            top, S = p.model.objective_terms(p.X[held], p.y[held], self.coef_[k])
+            S = S.reshape(len(S), z.shape[1], -1)
+            G[held] = -(top[:, None, None] / z.shape[1] - S)   # minus the hinge loss, shared over the variables
+        return G.reshape(R.shape)
+
+    def _fit_fold(self, k, train, z):
+        "The LS-SVM bound of the examples outside fold k at latent values z, warm-started; warns once if uncertified."
+        p = self.problem
+        zk = z[train].reshape((int(train.sum()),) + tuple(p.model.latent_shape(p.X)))
+        res = self.runs[k].solve(p.model.bound(p.X[train], p.y[train], zk), p.lam, p.regularizer, p.s[train])
+        if not res.converged:
+            self.n_unconverged += 1
+            if self.n_unconverged == 1:
+                warnings.warn(f"multi-fold MIL bias: the model of fold {k} is not certified after max_passes="
+                              f"{self.spec.max_passes} (relative duality gap {res.gap / max(res.primal, 1e-12):.2g} > "
+                              f"tol={self.spec.tol}); its scores come from an approximate model. Raise multifold_mil's "
+                              "max_passes or tol.", ConvergenceWarning, stacklevel=3)
+        return res.w
 
 def multifold_mil(n_folds=10, *, tol=1e-3, max_passes=100, random_state=None) -> MultiFoldMIL:
     "G-MM's multi-fold MIL bias (eq. 11) with `n_folds` folds, for `LatentSSVM(bound='biased', bias=...)`."

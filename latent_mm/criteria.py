@@ -120,14 +120,16 @@ def least_distance(G, b) -> np.ndarray:
 # %% ../nbs/08_criteria.ipynb #f3fe3581
 def output_features(model, X):
     "Joint features of every output, Phi (n, n_latent * K, D) ordered as (h, y) pairs, and which outputs exist."
-    if hasattr(model, "joint_features"):
-        return model.joint_features(X)
     X = np.asarray(X, float)
-    n, H, d = X.shape
+    n, H, _ = X.shape
     K = model.n_classes
-    Phi = np.zeros((n, H, K, K, d))
-    Phi[:, :, np.arange(K), np.arange(K)] = X[:, :, None, :]
-    return Phi.reshape(n, H * K, K * d), np.ones((n, H * K), bool)
+    valid = np.isfinite(model.scores(X, np.zeros(model.size_joint_feature(X)))).reshape(n, H * K)
+    Phi = np.zeros((n, H * K, model.size_joint_feature(X)))
+    for j in np.flatnonzero(valid.any(0)):              # one batched joint feature per output (h, y)
+        h, y = divmod(int(j), K)
+        on = valid[:, j]
+        Phi[on, j] = model.joint_features(X[on], np.full(int(on.sum()), y), np.full(int(on.sum()), h))
+    return Phi, valid
 
 def novelty_constraints(problem, w, z):
     """Psi (n, m, D), b (n, m) of every sample's least-distance problem and which constraints are real (absent
