@@ -86,11 +86,11 @@ def feature_rows(self: LatentModel, X, y, h) -> np.ndarray:
 def joint_features(self: LatentModel, X, y, h) -> np.ndarray:
     "phi(x_i, y_i, h_i) for every example, shape (n, D): each example's feature row in its block."
     X = np.asarray(X, float)
-    n, d = len(X), X.shape[-1]
-    block = np.asarray(self.feature_block(X, y, h))
+    block, rows = np.asarray(self.feature_block(X, y, h)), self.feature_rows(X, y, h)
+    n, d = rows.shape
     Phi = np.zeros((n, self.size_joint_feature(X) // d, d))
     on = np.flatnonzero(block >= 0)
-    Phi[on, block[on]] = self.feature_rows(X, y, h)[on]
+    Phi[on, block[on]] = rows[on]
     return Phi.reshape(n, -1)
 
 @patch
@@ -103,12 +103,12 @@ def joint_feature(self: LatentModel, x, y, h) -> np.ndarray:
 def feature_sum(self: LatentModel, X, y, h, s) -> np.ndarray:
     "sum_i s_i phi(x_i, y_i, h_i), shape (D,), as one (blocks x n) @ (n x d) product."
     X = np.asarray(X, float)
-    n = len(X)
-    block = np.asarray(self.feature_block(X, y, h))
-    weights = np.zeros((self.size_joint_feature(X) // X.shape[-1], n))
+    block, rows = np.asarray(self.feature_block(X, y, h)), self.feature_rows(X, y, h)
+    n, d = rows.shape
+    weights = np.zeros((self.size_joint_feature(X) // d, n))
     on = np.flatnonzero(block >= 0)
     weights[block[on], on] = np.asarray(s, float)[on]
-    return (weights @ self.feature_rows(X, y, h)).ravel()
+    return (weights @ rows).ravel()
 
 # %% ../nbs/06_lssvm.ipynb #f2608c9a
 @patch
