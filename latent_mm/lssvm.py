@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .core import LatentProblem, gmm
 from .selection import SELECTORS, make_selector
-from .solvers import L2, SOLVERS, Oracle, SolverRun, make_solver
+from .solvers import L2, SOLVERS, BoundSolver, Oracle, SolverRun, make_solver
 
 # %% auto #0
 __all__ = ['LatentModel', 'LatentMulticlass', 'FixedLatentBound', 'LatentSSVMProblem', 'check_latent_data', 'encode_labels',
@@ -373,7 +373,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         "eps": [Interval(Real, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_passes": [Interval(Integral, 1, None, closed="left")],
-        "solver": [StrOptions(set(SOLVERS)), HasMethods(["solve"])],
+        "solver": [StrOptions(set(SOLVERS)), BoundSolver],
         "subset_fraction": [Interval(Real, 0, 1, closed="right")],
         "regularizer": [HasMethods(["value", "prox", "conjugate"]), None],
         "random_state": ["random_state"],
