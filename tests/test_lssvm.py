@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from latent_mm.bias import multifold_mil
-from latent_mm.lssvm import LatentMulticlass, LatentSSVM, LatentSSVMProblem, _FixedLatent, toy_localization
+from latent_mm.lssvm import LatentMulticlass, LatentSSVM, LatentSSVMProblem, toy_localization
 from latent_mm.solvers import GroupL2, L2, bcfw, primal_objective, random_ssvm, solve_cvxpy
 from latent_mm.theory import check_trace
 
@@ -29,7 +29,7 @@ def test_inference_equals_brute_force(n, H, K, d, seed):
         np.testing.assert_allclose(score(y_hat[i], h_hat[i]) + (y_hat[i] != y[i]), best_aug)
         np.testing.assert_allclose(score(y_pred[i], h_pred[i]), max(score(c, k) for c, k in pairs))
     # the single-example oracle of the fixed-latent bound agrees with the vectorised one
-    fixed = _FixedLatent(model, X, y, h)
+    fixed = model.bound(X, y, h)
     for i in range(n):
         phi, L, key = fixed.loss_augmented(w, i)
         np.testing.assert_allclose(phi @ w + L, fixed.max_augmented(w)[i])
@@ -68,7 +68,7 @@ def test_bcfw_plain_frank_wolfe_path():
 
 def test_fixed_latent_bound_agrees_with_cvxpy():
     X, y, h = toy_localization(n=30, n_classes=3, n_latent=4, d=3, random_state=1)
-    fixed = _FixedLatent(LatentMulticlass(n_classes=3), X, y, h)
+    fixed = LatentMulticlass(n_classes=3).bound(X, y, h)
     res = bcfw(fixed, 0.4, tol=1e-5, max_passes=20000, random_state=0)
     P_ref = primal_objective(fixed, solve_cvxpy(fixed, 0.4), 0.4)
     assert abs(res.primal - P_ref) <= 1e-4 * P_ref
@@ -78,7 +78,7 @@ def test_fixed_latent_bound_agrees_with_cvxpy():
 
 def test_warm_start_never_worse_than_w_prev():
     X, y, h = toy_localization(n=40, random_state=2)
-    fixed = _FixedLatent(LatentMulticlass(n_classes=3), X, y, h)
+    fixed = LatentMulticlass(n_classes=3).bound(X, y, h)
     first = bcfw(fixed, 0.4, tol=1e-6, max_passes=5000, random_state=0)
     again = bcfw(fixed, 0.4, tol=0.5, max_passes=1, warm=first.state, w_prev=first.w, random_state=1)
     assert again.primal <= first.primal
@@ -121,9 +121,9 @@ def test_bad_input_names_the_value():
     with pytest.raises(ValueError, match="label 7 outside the classes 0..2"):
         LatentSSVM(LatentMulticlass(n_classes=3)).fit(X, np.r_[y[:-1], 7])
     for C in (0, -1.0, float("nan")):
-        with pytest.raises(ValueError, match="C="):
+        with pytest.raises(ValueError, match="'C' parameter of LatentSSVM"):
             LatentSSVM(C=C).fit(X, y)
-    with pytest.raises(ValueError, match="bound='nearest'"):
+    with pytest.raises(ValueError, match="'bound' parameter of LatentSSVM"):
         LatentSSVM(bound="nearest").fit(X, y)
     fitted = LatentSSVM().fit(X, y, h0=h)
     with pytest.raises(ValueError, match="label 9 outside the classes"):

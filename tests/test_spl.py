@@ -110,12 +110,12 @@ def test_everyone_selected_is_cccp(toy):
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(mu=1.0), "mu=1.0 must be a finite number > 1"),
-    (dict(mu=0.5), "mu=0.5 must be"),
-    (dict(K0=0.0), "K0=0.0 must be a number > 0 or None"),
-    (dict(K0=-1), "K0=-1 must be"),
-    (dict(criterion="margin"), "criterion='margin' must be one of"),
-    (dict(init_iters=-1), "init_iters=-1 must be an integer >= 0"),
+    (dict(mu=1.0), "'mu' parameter of SelfPacedSSVM must be a float in the range \\(1.0, inf\\)"),
+    (dict(mu=0.5), "'mu' parameter of SelfPacedSSVM"),
+    (dict(K0=0.0), "'K0' parameter of SelfPacedSSVM must be a float in the range \\(0.0, inf\\) or None"),
+    (dict(K0=-1), "'K0' parameter of SelfPacedSSVM"),
+    (dict(criterion="margin"), "'criterion' parameter of SelfPacedSSVM must be a str among"),
+    (dict(init_iters=-1), "'init_iters' parameter of SelfPacedSSVM must be an int in the range \\[0, inf\\)"),
     (dict(criterion=lambda p, w, z: np.zeros(3)), "returned shape \\(3,\\)"),
     (dict(criterion=lambda p, w, z: np.full(p.n, np.nan)), "NaN difficulties"),
 ])

@@ -126,7 +126,7 @@ def localization_trial(method, init, fold, *, n_per_class=40, n_cv=5, n_folds_bi
     corner = data["corners"][est.latent_] / data["canvas"]
     return dict(objective=est.objective_, test_error=1.0 - est.score(X_test, y[test]), changed=float(np.mean(moved)),
                 found=float(np.mean(est.latent_ == data["h"][train])), n_iter=est.n_iter_,
-                converged=bool(est.converged_), uncertified=len(est.problem_.unconverged),
+                converged=bool(est.converged_), uncertified=len(est.problem_.run.unconverged),
                 invariants_ok=bool(invariants_ok), violation=violation,
                 jumps=np.bincount(window_jumps(h0[moved], est.latent_[moved], grid), minlength=grid).tolist(),
                 final_row=corner[:, 0].round(4).tolist(), final_col=corner[:, 1].round(4).tolist())

@@ -70,7 +70,7 @@ def scene_trial(method, init, lam=0.0, seed=0, run=0, *, grid=(10, 10), n_pairs=
     return dict(accuracy=est.score(X[~train], y[~train]), train_accuracy=est.score(X[train], y[train]),
                 objective=est.objective_, n_iter=est.n_iter_, converged=bool(est.converged_),
                 invariants_ok=invariants_ok, violation=violation, ended=bool(est.result_.converged),
-                uncertified=len(est.problem_.unconverged),
+                uncertified=len(est.problem_.run.unconverged),
                 w_norm=float(np.linalg.norm(est.coef_)), first_gap=float(est.trace_.gap[0]),
                 energy0=float(potts_energy(h0, grid).mean()), energy=float(potts_energy(z, grid).mean()),
                 changed=float(np.mean(z != h0)), purity=float(np.mean(to_true[z] == true)),
@@ -226,7 +226,7 @@ def first_bound(init, lam=0.0, seed=0, *, C=1000.0, tol=1e-2, max_passes=3000, g
     X, y = data["X"][train], data["y"][train]
     h0 = initial_parts(X, n_parts, grid, init, lam, random_state=seed)
     model = RBoWModel(n_parts, len(data["classes"]), grid)
-    res = solve_ssvm(model.fixed_latent(X, y, h0), 1.0 / C, tol=tol, max_passes=max_passes, random_state=0, warn=False)
+    res = solve_ssvm(model.bound(X, y, h0), 1.0 / C, tol=tol, max_passes=max_passes, random_state=0, warn=False)
     F = LatentSSVMProblem(model, X, y, C).objective(res.w)
     return dict(primal=res.primal, dual=float(res.primal - res.gap), w_norm=float(np.linalg.norm(res.w)),
                 certified=bool(res.converged), passes=res.n_passes, objective=float(F))

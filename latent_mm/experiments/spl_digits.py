@@ -44,7 +44,7 @@ def digits_trial(method, pair, C, *, eps=1e-3, tol=1e-3, max_passes=300, max_ite
     seconds = time.perf_counter() - start
     return dict(objective=est.objective_, train_error=1.0 - est.score(X_train, data.y_train),
                 test_error=1.0 - est.score(X_test, data.y_test), seconds=seconds, n_iter=int(est.n_iter_),
-                converged=bool(est.converged_), uncertified=len(est.problem_.unconverged),
+                converged=bool(est.converged_), uncertified=len(est.problem_.run.unconverged),
                 angle_found=float(np.mean(est.latent_ == data.true_angle_train)) if method != "no latent" else np.nan)
 
 # %% ../../nbs/experiments/04_spl_digits.ipynb #254866c5
