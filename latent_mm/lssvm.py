@@ -187,11 +187,19 @@ class FixedLatentBound(Oracle):
 # %% ../nbs/06_lssvm.ipynb #6c0c1bac
 @patch
 def loss_augmented(self: FixedLatentBound, w, i) -> tuple:
-    "(phi, loss, key) of example i's loss-augmented argmax; the key (class, latent values) names the output."
+    "(phi, loss, key) of example i's loss-augmented argmax; the key (from the class and latent values) names the output."
     x, yi = self.X[i:i + 1], self.y[i:i + 1]
     y_hat, h_hat = self.model.loss_augmented_inference(x, yi, w)
-    phi = self.model.joint_features(x, y_hat, h_hat)[0]
-    return phi, float(self.model.loss(yi[0], y_hat[0])), (int(y_hat[0]), np.asarray(h_hat[0]).tobytes())
+    if type(self.model).joint_features is LatentModel.joint_features:   # one row in one block: no (1, D) array
+        block, row = int(self.model.feature_block(x, y_hat, h_hat)[0]), self.model.feature_rows(x, y_hat, h_hat)[0]
+        phi = np.zeros(self.n_features)
+        if block >= 0:
+            phi[block * len(row):(block + 1) * len(row)] = row
+    else:
+        phi = self.model.joint_features(x, y_hat, h_hat)[0]
+    h = np.asarray(h_hat[0])
+    key = int(h) * self.model.n_classes + int(y_hat[0]) if h.ndim == 0 else (int(y_hat[0]), h.tobytes())
+    return phi, float(self.model.loss(yi[0], y_hat[0])), key
 
 @patch
 def loss_augmented_sum(self: FixedLatentBound, w, s) -> tuple:
