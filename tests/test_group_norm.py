@@ -59,7 +59,7 @@ def test_block_soft_threshold_equals_group_l2():
     reference = GroupL2(block_groups(5, 4), omega.lam / 0.7)
     for _ in range(20):
         v = rng.normal(size=20) * 2
-        np.testing.assert_allclose(R.primal(v), reference.primal(v))
+        np.testing.assert_allclose(R.prox(v), reference.prox(v))
         np.testing.assert_allclose(lam * R.value(v), omega.value(v) / 3.0)
 
 

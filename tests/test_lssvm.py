@@ -80,7 +80,7 @@ def test_warm_start_never_worse_than_w_prev():
     X, y, h = toy_localization(n=40, random_state=2)
     fixed = _FixedLatent(LatentMulticlass(n_classes=3), X, y, h)
     first = bcfw(fixed, 0.4, tol=1e-6, max_passes=5000, random_state=0)
-    again = bcfw(fixed, 0.4, tol=0.5, max_passes=1, state=first.state, w_prev=first.w, random_state=1)
+    again = bcfw(fixed, 0.4, tol=0.5, max_passes=1, warm=first.state, w_prev=first.w, random_state=1)
     assert again.primal <= first.primal
 
 

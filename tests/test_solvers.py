@@ -1,30 +1,86 @@
-"""Bound solvers: every method reaches the cvxpy optimum with a true certificate from C = 1 to C = 10^6."""
+"""Bound solvers: every solver of the registry reaches the cvxpy optimum (with a true certificate where it has one) from
+C = 1 to C = 10^6; the oracle's defaults, the regularizers' contract, the warm state a run carries, the registry's
+errors."""
+import functools
+import inspect
 import warnings
 
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from latent_mm.lssvm import LatentMulticlass, LatentSSVM, toy_localization
-from latent_mm.solvers import (GroupL2, bcfw, cutting_plane, primal_objective, random_ssvm, simplex_qp, solve_cvxpy,
-                               solve_ssvm)
+from latent_mm.solvers import (BCFW, SOLVERS, AutoSolver, BoundSolver, CuttingPlane, EnumeratedSSVM, GroupL2, L2,
+                               Oracle, SolverRun, Subgradient, bcfw, cutting_plane, make_solver, primal_objective,
+                               random_ssvm, simplex_qp, solve_cvxpy, solve_ssvm, subgradient_descent)
 
 CS = [1.0, 1e2, 1e4, 1e6]
 
 
-def _toy_bound(seed, n=30):
-    X, y, h = toy_localization(n=n, n_classes=3, n_latent=4, d=3, random_state=seed)
-    return LatentMulticlass(n_classes=3).fixed_latent(X, y, h)
+def toy_bound(seed, n=30, n_classes=3, n_latent=4, d=3):
+    """One bound of a latent multiclass SVM (windows fixed) on toy localization data, its outputs listed: output
+    (k, g) of example i puts x_ig in the weight block of class k; its loss is [k != y_i]."""
+    rng = np.random.default_rng(seed)
+    means = rng.normal(scale=2.0, size=(n_classes, d))
+    y, h = np.arange(n) % n_classes, rng.integers(0, n_latent, n)
+    X = rng.normal(size=(n, n_latent, d))
+    X[np.arange(n), h] += means[y]
+    Phi = np.zeros((n, n_classes, n_latent, n_classes, d))
+    for k in range(n_classes):
+        Phi[:, k, :, k] = X
+    Delta = np.repeat((np.arange(n_classes)[None] != y[:, None]).astype(float), n_latent, axis=1)
+    return EnumeratedSSVM(Phi.reshape(n, n_classes * n_latent, -1), Delta, y * n_latent + h)
+
+
+REGULARIZERS = {"L2": L2(), "group, ridge 1": GroupL2([[0, 1], [2, 3]], mu=0.3),
+                "group, ridge 0.5": GroupL2([[0, 1], [2, 3]], mu=0.3, ridge=0.5),
+                "group, ridge 0": GroupL2([[0, 1], [2, 3]], mu=0.3, ridge=0.0)}
+
+
+@functools.lru_cache(maxsize=None)
+def reference(seed, lam, reg_name, weighted):
+    "The problem, its weights and cvxpy's optimum P*."
+    problem = random_ssvm(n=25, n_outputs=5, n_features=4, random_state=seed)
+    s = np.random.default_rng(seed).uniform(0, 2, 25) if weighted else None
+    s = None if s is None else np.where(np.arange(25) % 7 == 0, 0.0, s)     # some examples removed
+    reg = REGULARIZERS[reg_name]
+    return problem, s, primal_objective(problem, solve_cvxpy(problem, lam, sample_weight=s, regularizer=reg), lam, s, reg)
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+@pytest.mark.parametrize("reg_name", list(REGULARIZERS))
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed,lam", [(0, 1.0), (1, 0.1)])
+def test_every_solver_agrees_with_cvxpy(name, reg_name, weighted, seed, lam):
+    """At tol 1e-4: the certified solvers reach P* within their certificate, which is a true lower bound; the
+    subgradient method (no certificate) within 1e-3 of P* with a ridge and 1e-2 without (stated, looser margins);
+    the dual solvers refuse the plain group norm (ridge 0)."""
+    problem, s, P_ref = reference(seed, lam, reg_name, weighted)
+    reg = REGULARIZERS[reg_name]
+    solver = make_solver(name, tol=1e-4, max_passes=5000)
+    if reg_name == "group, ridge 0" and name != "subgradient":
+        with pytest.raises(ValueError, match=r"ridge=0.0: prox needs ridge > 0"):
+            solver.solve(problem, lam, reg, s, rng=np.random.default_rng(seed))
+        return
+    res = solver.solve(problem, lam, reg, s, rng=np.random.default_rng(seed))
+    assert P_ref * (1 - 1e-6) <= res.primal
+    np.testing.assert_allclose(primal_objective(problem, res.w, lam, s, reg), res.primal, rtol=1e-12)
+    if name == "subgradient":
+        assert res.converged and np.isnan(res.gap) and res.state is None
+        assert res.primal <= P_ref * (1 + (1e-2 if reg_name == "group, ridge 0" else 1e-3))
+    else:
+        assert res.converged and -1e-12 <= res.gap <= 1e-4 * res.primal
+        assert res.dual <= P_ref * (1 + 1e-7)                     # the certificate is a true lower bound
+        assert res.primal - P_ref <= 1e-4 * P_ref
 
 
 @pytest.mark.parametrize("C", CS)
 @pytest.mark.parametrize("seed", range(2))
-def test_cutting_plane_and_auto_agree_with_cvxpy(C, seed):
-    problem = _toy_bound(seed)
+def test_cutting_plane_and_auto_agree_with_cvxpy_at_large_C(C, seed):
+    problem = toy_bound(seed)
     s = np.random.default_rng(seed).uniform(0.5, 2, problem.n_samples)
     P_ref = primal_objective(problem, solve_cvxpy(problem, 1 / C, sample_weight=s), 1 / C, s)
-    for solve in (cutting_plane, solve_ssvm):
-        res = solve(problem, 1 / C, sample_weight=s, tol=1e-6)
+    for name in ("cutting-plane", "auto"):
+        res = make_solver(name, tol=1e-6).solve(problem, 1 / C, sample_weight=s, rng=np.random.default_rng(0))
         assert res.converged and res.gap <= 1e-6 * res.primal
         assert res.dual <= P_ref + 1e-7 * P_ref                 # the certificate is a true lower bound
         assert abs(res.primal - P_ref) <= 1e-5 * P_ref
@@ -33,7 +89,7 @@ def test_cutting_plane_and_auto_agree_with_cvxpy(C, seed):
 
 @pytest.mark.parametrize("C", [1.0, 1e2])
 def test_bcfw_agrees_where_it_is_fast(C):
-    problem = _toy_bound(0)
+    problem = toy_bound(0)
     res = bcfw(problem, 1 / C, tol=1e-5, max_passes=5000, random_state=0)
     P_ref = primal_objective(problem, solve_cvxpy(problem, 1 / C), 1 / C)
     assert res.converged and abs(res.primal - P_ref) <= 1e-4 * P_ref
@@ -41,28 +97,33 @@ def test_bcfw_agrees_where_it_is_fast(C):
 
 def test_group_norm_cutting_plane():
     problem = random_ssvm(n=20, n_outputs=4, n_features=4, random_state=3)
-    reg = GroupL2([[0, 1], [2, 3]], mu=0.3)
-    for C in (1.0, 1e4):
-        res = cutting_plane(problem, 1 / C, regularizer=reg, tol=1e-6)
-        P_ref = primal_objective(problem, solve_cvxpy(problem, 1 / C, regularizer=reg), 1 / C, None, reg)
-        assert res.converged and abs(res.primal - P_ref) <= 1e-5 * P_ref
+    for reg in (GroupL2([[0, 1], [2, 3]], mu=0.3), GroupL2([[0, 1], [2, 3]], mu=0.3, ridge=2.0)):
+        for C in (1.0, 1e4):
+            res = cutting_plane(problem, 1 / C, regularizer=reg, tol=1e-6)
+            P_ref = primal_objective(problem, solve_cvxpy(problem, 1 / C, regularizer=reg), 1 / C, None, reg)
+            assert res.converged and abs(res.primal - P_ref) <= 1e-5 * P_ref
 
 
-def test_large_C_fit_is_certified():
-    """At C = 10^6, a latent SVM fit used to stop uncertified at w = 0; the auto solver certifies every bound."""
-    X, y, h = toy_localization(n=60, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        est = LatentSSVM(C=1e6, random_state=0).fit(X, y, h0=h)
-    assert est.converged_ and np.any(est.coef_)
-    assert est.problem_.last_solve.solver in ("cutting-plane", "bcfw+cutting-plane")
+@pytest.mark.parametrize("ridge", [0.25, 4.0])
+def test_bcfw_step_scales_with_the_ridge(ridge):
+    "A pure ridge r (mu = 0) at lam is 1/2 ||w||^2 at lam * r: BCFW takes the same steps (up to rounding)."
+    problem = random_ssvm(n=30, n_outputs=5, n_features=4, random_state=0)
+    ridged = bcfw(problem, 0.05, regularizer=GroupL2([[0, 1], [2, 3]], mu=0.0, ridge=ridge), tol=1e-6,
+                  max_passes=300, random_state=0, warn=False)
+    plain = bcfw(problem, 0.05 * ridge, tol=1e-6, max_passes=300, random_state=0, warn=False)
+    assert ridged.n_passes == plain.n_passes
+    np.testing.assert_allclose(ridged.w, plain.w, rtol=1e-9, atol=1e-12)
 
 
-def test_uncertified_solve_warns():
-    problem = _toy_bound(1)
+def test_uncertified_solve_warns_and_the_object_does_not():
+    problem = toy_bound(1)
     with pytest.warns(ConvergenceWarning, match="max_passes=3"):
         res = solve_ssvm(problem, 1e-6, tol=1e-9, max_passes=3)
     assert not res.converged
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        again = AutoSolver(tol=1e-9, max_passes=3).solve(problem, 1e-6, rng=np.random.default_rng(0))
+    assert not again.converged
 
 
 def test_simplex_qp_singular_and_large_C():
@@ -84,7 +145,7 @@ def test_warm_started_cutting_plane_adds_no_duplicate_cut():
     problem = random_ssvm(n=30, n_outputs=5, n_features=6, random_state=0)
     state = None
     for lam in (1.0, 0.5, 0.25, 0.125):
-        state = cutting_plane(problem, lam, tol=1e-6, state=state, warn=False).state
+        state = cutting_plane(problem, lam, tol=1e-6, warm=state, warn=False).state
         Q = state.cuts.Q
         assert len(np.unique(Q.round(12), axis=0)) == len(Q), f"{len(Q) - len(np.unique(Q, axis=0))} duplicate cuts"
 
@@ -92,10 +153,189 @@ def test_warm_started_cutting_plane_adds_no_duplicate_cut():
 def test_auto_keeps_bcfw_for_a_regularizer_without_exact_line_search():
     "The cutting-plane method would solve every restricted dual of a group norm with cvxpy: 'auto' stays on BCFW."
     problem = random_ssvm(n=40, n_outputs=5, n_features=6, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        plain = solve_ssvm(problem, 1e-3, tol=1e-4, max_passes=200)
-        D = len(plain.w)
-        grouped = solve_ssvm(problem, 1e-3, tol=1e-4, max_passes=200,
-                             regularizer=GroupL2([np.arange(D // 2), np.arange(D // 2, D)], 0.1))
+    plain = AutoSolver(tol=1e-4, max_passes=200).solve(problem, 1e-3, rng=np.random.default_rng(0))
+    D = len(plain.w)
+    grouped = AutoSolver(tol=1e-4, max_passes=200).solve(
+        problem, 1e-3, GroupL2([np.arange(D // 2), np.arange(D // 2, D)], 0.1), rng=np.random.default_rng(0))
     assert plain.solver == "bcfw+cutting-plane" and grouped.solver == "bcfw"
+
+
+class Listed(Oracle):
+    "An oracle with the required methods only: the contract's defaults do the rest."
+
+    def __init__(self, problem):
+        self.problem, self.n_samples, self.n_features = problem, problem.n_samples, problem.n_features
+
+    def positive_features(self): return self.problem.positive_features()
+    def max_augmented(self, w): return self.problem.max_augmented(w)
+    def loss_augmented(self, w, i): return self.problem.loss_augmented(w, i)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_oracle_defaults_equal_brute_force(seed):
+    problem = toy_bound(seed, n=12)
+    rng = np.random.default_rng(seed)
+    w, s = rng.normal(size=problem.n_features), rng.uniform(0, 2, 12) * (rng.random(12) < 0.7)
+    hinge, G = Listed(problem).hinge_and_subgradient(w, s)
+    phi_sum, L_sum = Listed(problem).loss_augmented_sum(w, s)
+    pos = problem.positive_features()
+    G_brute, phi_brute, L_brute = np.zeros(problem.n_features), np.zeros(problem.n_features), 0.0
+    for i in range(12):
+        Phi, L = problem.enumerate(i)
+        j = np.argmax(Phi @ w + L)
+        np.testing.assert_allclose(hinge[i], max(0.0, (Phi @ w + L)[j] - pos[i] @ w), atol=1e-12)
+        phi_brute += s[i] * Phi[j]
+        L_brute += s[i] * L[j]
+        if hinge[i] > 0:
+            G_brute += s[i] * (Phi[j] - pos[i]) / 12
+    np.testing.assert_allclose(G, G_brute, atol=1e-12)
+    np.testing.assert_allclose(phi_sum, phi_brute, atol=1e-12)
+    np.testing.assert_allclose(L_sum, L_brute)
+    for a, b in zip(problem.hinge_and_subgradient(w, s), (hinge, G)):       # the vectorised overrides agree
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    res = cutting_plane(Listed(problem), 0.1, tol=1e-6)                       # a solver needs nothing more
+    np.testing.assert_allclose(res.primal, cutting_plane(problem, 0.1, tol=1e-6).primal, rtol=1e-6)
+
+
+def algorithm_1(oracle, C, groups, mu, ridge, s, w0, tol, max_steps):
+    """Chen et al.'s Algorithm 1 as written: subgradient steps on Omega(w) + C/n sum_i s_i xi_i(w), step 1/(eta + 1)
+    with eta the increases so far, the group norms taken group by group; returns the best point and the steps."""
+    n = oracle.n_samples
+
+    def omega(w): return 0.5 * ridge * float(w @ w) + float(mu @ np.array([np.linalg.norm(w[g]) for g in groups]))
+
+    def omega_subgradient(w):
+        g = ridge * np.asarray(w, float)
+        for m, idx in zip(mu, groups):
+            norm = np.linalg.norm(w[idx])
+            if norm > 0:
+                g[idx] += m * w[idx] / norm
+        return g
+
+    def value_and_step(w):
+        hinge, G = oracle.hinge_and_subgradient(w, s)
+        return omega(w) + C * float(s @ hinge) / n, omega_subgradient(w) + C * G
+
+    w = np.array(w0, dtype=float)
+    L, grad = value_and_step(w)
+    best_w, best_L, eta = w, L, 0
+    for step in range(1, max_steps + 1):
+        w = w - grad / (eta + 1)
+        L_new, grad = value_and_step(w)
+        eta += L_new > L
+        if L_new < best_L:
+            best_w, best_L = w, L_new
+        if abs(L_new - L) <= tol * abs(L):
+            break
+        L = L_new
+    return best_w, step
+
+
+@pytest.mark.parametrize("C,ridge", [(2.0, 1.0), (10.0, 0.0), (0.5, 0.7)])
+def test_subgradient_steps_are_algorithm_1(C, ridge):
+    "The same iterates, bit for bit, as Algorithm 1 on the paper's scale (for C with 1/(1/C) == C)."
+    problem = toy_bound(2, n=20)
+    rng = np.random.default_rng(0)
+    groups = [np.arange(k * 3, k * 3 + 3) for k in range(3)]
+    mu, s, w0 = rng.uniform(0, 0.5, 3), rng.uniform(0, 2, 20), rng.normal(size=9)
+    w_ref, steps = algorithm_1(problem, C, groups, mu, ridge, s, w0, 1e-7, 3000)
+    res = Subgradient(tol=1e-7, max_passes=3000).solve(problem, 1 / C, GroupL2(groups, mu, ridge), s, w_prev=w0)
+    assert res.n_passes == steps and np.array_equal(res.w, w_ref)
+    direct = subgradient_descent(problem, 1 / C, regularizer=GroupL2(groups, mu, ridge), sample_weight=s, w0=w0,
+                                 tol=1e-7, max_steps=3000)
+    assert np.array_equal(direct.w, w_ref)
+
+
+@pytest.mark.parametrize("name", ["bcfw", "cutting-plane", "auto"])
+def test_solver_run_carries_the_warm_state(name):
+    "A run's second bound (five latent values moved) starts from the first's state: fewer passes than from cold."
+    problem = random_ssvm(n=40, n_outputs=6, n_features=5, random_state=1)
+    problem.Delta[:, 1] = 0.0                                  # outputs 0 and 1: the right label, two latent values
+    run = SolverRun(make_solver(name, tol=1e-4, max_passes=5000), rng=0)
+    assert run.first is None and run.last is None and run.warm is None and run.n_solves == 0
+    one = run.solve(problem, 0.01)
+    moved = EnumeratedSSVM(problem.Phi, problem.Delta, problem.truth.copy())
+    moved.truth[:5] = 1
+    two = run.solve(moved, 0.01, w_prev=one.w)
+    cold = make_solver(name, tol=1e-4, max_passes=5000).solve(moved, 0.01, rng=np.random.default_rng(0))
+    assert two.converged and two.n_passes < cold.n_passes
+    assert abs(two.primal - cold.primal) <= 1e-4 * cold.primal
+    assert run.first is one and run.last is two and run.warm is two.state and run.n_solves == 2
+    assert run.unconverged == []
+
+
+def test_solver_run_logs_uncertified_solves():
+    problem = toy_bound(0)
+    run = SolverRun("bcfw", rng=np.random.default_rng(0))
+    assert isinstance(run.solver, BCFW) and run.solver.max_passes == 200
+    run = SolverRun(BCFW(tol=1e-9, max_passes=3), rng=0)
+    results = [run.solve(problem, lam) for lam in (1e-3, 1e-4)]
+    assert run.unconverged == [(3, r.gap / r.primal) for r in results] and run.n_solves == 2
+    assert run.first is results[0] and run.last is results[1]
+    sub = SolverRun(Subgradient(tol=1e-12, max_passes=4))
+    res = sub.solve(problem, 0.1)
+    assert len(sub.unconverged) == 1 and sub.unconverged[0][0] == 4 and np.isnan(sub.unconverged[0][1])
+    assert sub.warm is None and not res.converged
+
+
+def test_solver_defaults_are_the_functions():
+    "Each solver's default tol and budget are those of the function it calls; make_solver passes only what is given."
+    budgets = {"bcfw": (bcfw, "max_passes"), "cutting-plane": (cutting_plane, "max_iter"),
+               "auto": (solve_ssvm, "max_passes"), "subgradient": (subgradient_descent, "max_steps")}
+    assert set(budgets) == set(SOLVERS)
+    for name, (func, budget) in budgets.items():
+        params = inspect.signature(func).parameters
+        solver = make_solver(name)
+        assert type(solver) is SOLVERS[name] and solver.name == name
+        assert (solver.tol, solver.max_passes) == (params["tol"].default, params[budget].default)
+        assert make_solver(name, tol=1e-2).max_passes == params[budget].default
+        assert make_solver(name, max_passes=7).tol == params["tol"].default
+
+
+def test_make_solver_errors():
+    rule = "must be one of 'auto', 'bcfw', 'cutting-plane', 'subgradient' or a BoundSolver"
+    for bad in ("newton", "BCFW", None, 3, BCFW, ["bcfw"]):
+        with pytest.raises(ValueError, match=f"solver={bad!r} {rule}".replace("(", r"\(").replace(")", r"\)")
+                           .replace("[", r"\[").replace("]", r"\]")):
+            make_solver(bad)
+    custom = CuttingPlane(inactive=5)
+    assert make_solver(custom, tol=1e-2) is custom                 # an object keeps its own settings
+    for kw, message in [(dict(tol=-1.0), "tol=-1.0 must be a finite number >= 0"),
+                        (dict(tol=np.nan), "tol=nan must be"), (dict(tol=True), "tol=True must be"),
+                        (dict(max_passes=0), "max_passes=0 must be an integer >= 1"),
+                        (dict(max_passes=2.0), "max_passes=2.0 must be an integer >= 1")]:
+        with pytest.raises(ValueError, match=message):
+            make_solver("bcfw", **kw)
+    with pytest.raises(ValueError, match="inactive=0 must be an integer >= 1"):
+        CuttingPlane(inactive=0)
+    with pytest.raises(NotImplementedError, match="BoundSolver does not implement solve"):
+        BoundSolver().solve(toy_bound(0), 1.0)
+
+
+def test_group_l2_contract():
+    rng = np.random.default_rng(0)
+    groups = [[0, 1, 2], [5, 3], [7]]
+    for ridge in (1.0, 0.4):
+        reg = GroupL2(groups, mu=[0.5, 1.0, 0.2], ridge=ridge)
+        assert reg.strong_convexity == ridge and not reg.exact_line_search
+        for v in rng.normal(size=(10, 8)) * 2:
+            w = reg.prox(v)
+            np.testing.assert_allclose(reg.value(w) + reg.conjugate(v), w @ v)     # Fenchel-Young equality
+            for _ in range(5):                                                      # w maximises v.w - R(w)
+                u = w + 1e-3 * rng.normal(size=8)
+                assert v @ u - reg.value(u) <= v @ w - reg.value(w) + 1e-12
+    plain = GroupL2(groups, mu=0.5, ridge=0)
+    assert plain.ridge == 0.0 and np.isclose(plain.value(np.ones(8)), 0.5 * (np.sqrt(3) + np.sqrt(2) + 1))
+    for method in ("prox", "conjugate"):
+        with pytest.raises(ValueError, match=f"ridge=0.0: {method} needs ridge > 0"):
+            getattr(plain, method)(np.ones(8))
+    for kw, message in [(dict(groups=[[0, 1], [1]]), "groups overlap: weight 1 is in 2 groups"),
+                        (dict(groups=[[0.0, 1.0]]), "groups\\[0\\]=\\[0.0, 1.0\\] must be an array of integer"),
+                        (dict(groups=[[0], [-2]]), "groups\\[1\\]=\\[-2\\] must be"),
+                        (dict(groups=[[0], [1]], mu=[1.0]), "mu has shape \\(1,\\): it must be a scalar or one weight "
+                                                             "per group, \\(2,\\)"),
+                        (dict(groups=[[0]], mu=np.inf), "mu=inf must be finite and >= 0"),
+                        (dict(groups=[[0]], ridge=-0.5), "ridge=-0.5 must be a finite number >= 0"),
+                        (dict(groups=[[0]], ridge="1"), "ridge='1' must be a finite number >= 0")]:
+        with pytest.raises(ValueError, match=message):
+            GroupL2(**kw)
