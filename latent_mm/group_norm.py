@@ -5,100 +5,79 @@
 # %% ../nbs/10_group_norm.ipynb #850decdd
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
+from fastcore.basics import patch
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
 
-from .core import gmm
-from .lssvm import LatentSSVM, LatentSSVMProblem, check_latent_data, check_sample_weight, encode_labels
-from .solvers import GroupL2, bcfw
+from .lssvm import FixedLatentBound, LatentModel, LatentSSVM, check_latent_data
+from .solvers import GroupL2, make_solver
 
 # %% auto #0
-__all__ = ['SOLVERS', 'LatentStateBlocks', 'block_groups', 'check_groups', 'check_lam', 'GroupNorm', 'SubgradientResult',
-           'subgradient_descent', 'GroupNormProblem', 'GroupNormSSVM', 'toy_states']
+__all__ = ['LatentStateBlocks', 'block_groups', 'check_groups', 'StateBlocksBound', 'GroupNormSSVM', 'toy_states']
 
 # %% ../nbs/10_group_norm.ipynb #96e63eb2
-class LatentStateBlocks:
+class LatentStateBlocks(LatentModel):
     """Latent SSVM model with one weight block per (class, latent state) (Chen et al. eq. 4) for X of shape
-    (n, n_latent, d): w . phi(x, y, h) = w_{y,h} . x_h. `null_class` is a class without weights (score 0 in every
-    state; with two classes, the latent SVM of eq. 3). `n_classes=None` takes it from the labels seen by `fit`."""
+    (n, n_latent, d): w . phi(x, y, h) = w_{y,h} . x_h."""
 
-    def __init__(self, n_classes=None, null_class=None):
-        self.n_classes, self.null_class = n_classes, null_class
+    def __init__(self,
+                 n_classes=None,   # number of classes; None: from the labels `fit` sees
+                 null_class=None,  # a class without weights (score 0 in every state: eq. 3's background), or None
+                ):
+        super().__init__(n_classes)
+        if null_class is not None and n_classes is not None and null_class not in range(n_classes):
+            raise ValueError(f"null_class={null_class!r} must be one of the classes 0..{n_classes - 1}")
+        self.null_class = null_class
 
     def __repr__(self): return f"LatentStateBlocks(n_classes={self.n_classes}, null_class={self.null_class})"
 
-    def with_n_classes(self, n_classes): return LatentStateBlocks(n_classes, self.null_class)
+    def with_n_classes(self, n_classes): return type(self)(n_classes, self.null_class)
 
     @property
     def weighted(self) -> np.ndarray:
         "The classes that have weights (all but `null_class`), in the order of the weight blocks."
         return np.array([k for k in range(self.n_classes) if k != self.null_class], dtype=np.int64)
 
-    def size_joint_feature(self, n_latent, n_features): return len(self.weighted) * n_latent * n_features
-
-    def blocks(self, n_latent) -> list[tuple[int, int]]:
-        "(class, state) of each weight block, in the order of the weight vector."
-        return [(int(k), h) for k in self.weighted for h in range(n_latent)]
-
-    # hooks of `latent_mm.lssvm.LatentSSVMProblem`: one latent variable per example, its bound, its scores
-    def latent_shape(self, X): return ()
-    def n_latent_values(self, X): return np.shape(X)[1]
-    def fixed_latent(self, X, y, z): return _FixedStates(self, X, y, z)
-
 # %% ../nbs/10_group_norm.ipynb #2646dd77
-def _joint_feature(self, x, y, h):
-    "phi(x, y, h): row h of x in block (y, h) (eq. 4); zero for the null class."
-    x = np.asarray(x, float)
-    phi = np.zeros((self.n_classes,) + x.shape)
-    phi[y, h] = x[h]
-    return phi[self.weighted].ravel()
+@patch
+def coef_shape(self: LatentStateBlocks, X) -> tuple:
+    "Shape of the weights for data `X` (n, n_latent, d): one block of d weights per (weighted class, latent state)."
+    return (len(self.weighted), np.shape(X)[1], np.shape(X)[-1])
 
-def _scores(self, X, w, keep=None):
-    """S[i, h, y] = w_{y,h} . x_ih, shape (n, n_latent, n_classes); the null class scores 0. `keep`, a boolean
-    (n_weighted_classes, n_latent) mask, leaves the other blocks out (score -inf): they are not evaluated."""
-    X = np.asarray(X, float)
-    n, H, d = X.shape
+@patch
+def feature_block(self: LatentStateBlocks, X, y, h) -> np.ndarray:
+    "Block of output (y_i, h_i): the slot of y_i among the weighted classes times n_latent plus h_i (-1: null class)."
+    slot = np.full(self.n_classes, -1)
+    slot[self.weighted] = np.arange(len(self.weighted))
+    s = slot[np.asarray(y)]
+    return np.where(s >= 0, s * np.shape(X)[1] + np.asarray(h), -1)
+
+# %% ../nbs/10_group_norm.ipynb #5b0f6e21
+@patch
+def blocks(self: LatentStateBlocks, n_latent) -> list[tuple[int, int]]:
+    "(class, state) of each weight block, in the order of the weight vector."
+    return [(int(k), h) for k in self.weighted for h in range(n_latent)]
+
+# %% ../nbs/10_group_norm.ipynb #a887fa63
+@patch
+def scores(self: LatentStateBlocks, X, w,
+           keep=None,  # boolean (n_weighted_classes, n_latent) mask of the blocks to score (default: all)
+          ) -> np.ndarray:
+    "S[i, h, y] = w_{y,h} . x_ih, shape (n, n_latent, n_classes); 0 for the null class, -inf outside `keep`."
+    X, w = np.asarray(X, float), np.asarray(w, float)
+    shape = self.coef_shape(X)
+    if w.size != np.prod(shape):
+        raise ValueError(f"w has {w.size} weights; X of shape {X.shape} needs {int(np.prod(shape))} ({shape[0]} "
+                         f"weighted classes x {shape[1]} latent values x {shape[2]} features)")
     k = self.weighted
-    W = np.asarray(w, float).reshape(len(k), H, d)
-    S = np.zeros((n, H, self.n_classes))
-    S[:, :, k] = np.einsum("ihd,khd->ihk", X, W)
+    S = np.zeros(X.shape[:2] + (self.n_classes,))
+    S[:, :, k] = np.einsum("ihd,khd->ihk", X, w.reshape(shape))
     if keep is not None:
         S[:, :, k] = np.where(np.asarray(keep, bool).T[None], S[:, :, k], -np.inf)
     return S
-
-LatentStateBlocks.joint_feature, LatentStateBlocks.scores = _joint_feature, _scores
-
-# %% ../nbs/10_group_norm.ipynb #a887fa63
-def _loss(self, y, y_hat): return (np.asarray(y) != np.asarray(y_hat)).astype(float)
-
-def _latent(self, X, y, w):
-    "Latent completion: argmax_h w . phi(x_i, y_i, h) for every example (eq. 9)."
-    S = self.scores(X, w)
-    return S[np.arange(len(S)), :, y].argmax(1)
-
-def _inference(self, X, w, keep=None):
-    "(y_hat, h_hat) = argmax_{y, h} w . phi(x_i, y, h) over the kept blocks, for every example (eq. 1)."
-    S = self.scores(X, w, keep)
-    flat = S.reshape(len(S), -1).argmax(1)
-    return flat % self.n_classes, flat // self.n_classes
-
-def _augment(self, S, y):
-    "Scores S[i, h, y'] plus the loss Delta(y_i, y'): what loss-augmented inference maximises."
-    return S + self.loss(np.asarray(y)[:, None, None], np.arange(self.n_classes))
-
-def _predict(self, X, w, keep=None): return self.inference(X, w, keep)[0]
-
-def _objective_terms(self, X, y, w):
-    "(top, S): top[i] = max_{y,h} w . phi(x_i, y, h) + Delta(y_i, y); S[i, h] = w . phi(x_i, y_i, h)."
-    S = self.scores(X, w)
-    return self.augment(S, y).max((1, 2)), S[np.arange(len(S)), :, y]
-
-LatentStateBlocks.loss, LatentStateBlocks.latent, LatentStateBlocks.inference = _loss, _latent, _inference
-LatentStateBlocks.augment, LatentStateBlocks.predict = _augment, _predict
-LatentStateBlocks.objective_terms = _objective_terms
 
 # %% ../nbs/10_group_norm.ipynb #1aa364e4
 def block_groups(n_blocks, block_size) -> list[np.ndarray]:
@@ -127,280 +106,144 @@ def check_groups(groups, n_weights) -> list[np.ndarray]:
                          "in exactly one group")
     return out
 
-def check_lam(lam, n_groups) -> np.ndarray:
-    "The group weights lam_p: a scalar for every group or one finite value >= 0 per group."
-    a = np.asarray(lam, dtype=float)
-    if a.ndim > 1 or (a.ndim == 1 and len(a) != n_groups):
-        raise ValueError(f"lam has shape {a.shape}: it must be a scalar or one weight per group, ({n_groups},)")
-    if not np.all(np.isfinite(a)) or np.any(a < 0):
-        raise ValueError(f"lam={lam!r} must be finite and >= 0")
-    return np.broadcast_to(a, (n_groups,)).copy()
-
-# %% ../nbs/10_group_norm.ipynb #bb525a6c
-class GroupNorm:
-    """Omega(w) = ridge/2 ||w||^2 + sum_p lam_p ||w_p||_2 over the groups `groups[p]`: eq. (6) with ridge=1, the
-    plain group norm of eq. (5) with ridge=0. `lam` is a scalar or one weight per group."""
-
-    def __init__(self, groups, lam=1.0, ridge=1.0):
-        self.groups = [np.asarray(g, dtype=np.int64) for g in groups]
-        self.lam = check_lam(lam, len(self.groups))
-        if not (np.isfinite(ridge) and ridge >= 0):
-            raise ValueError(f"ridge={ridge!r} must be finite and >= 0")
-        self.ridge = float(ridge)
-
-    def __repr__(self): return f"GroupNorm(n_groups={len(self.groups)}, ridge={self.ridge})"
-
-    def norms(self, w) -> np.ndarray:
-        "||w_p||_2 for every group."
-        return np.array([np.linalg.norm(w[g]) for g in self.groups])
-
-    def value(self, w): return 0.5 * self.ridge * float(w @ w) + float(self.lam @ self.norms(w))
-
-# %% ../nbs/10_group_norm.ipynb #c5f42258
-def _subgradient(self, w) -> np.ndarray:
-    "A subgradient of Omega at w (eq. 11): ridge w + lam_p w_p / ||w_p|| per group, 0 for a zero group."
-    g = self.ridge * np.asarray(w, float)
-    for lam, idx, norm in zip(self.lam, self.groups, self.norms(w)):
-        if norm > 0:
-            g[idx] += lam * w[idx] / norm
-    return g
-
-def _cvxpy(self, w):
-    "Omega as a cvxpy expression of the variable `w`."
-    import cvxpy as cp
-    return 0.5 * self.ridge * cp.sum_squares(w) + sum(l * cp.norm(w[g], 2) for l, g in zip(self.lam, self.groups))
-
-def _for_bcfw(self, C) -> tuple[float, GroupL2]:
-    "(lam_solver, R) with lam_solver * R(w) = Omega(w) / C and R a `GroupL2`, for `latent_mm.solvers.bcfw`."
-    if not self.ridge > 0:
-        raise ValueError(f"ridge={self.ridge!r} must be > 0 for solver='prox' (BCFW needs a strongly convex "
-                         "regularizer); use solver='subgradient' for the plain group norm of eq. (5)")
-    return self.ridge / C, GroupL2(self.groups, self.lam / self.ridge)
-
-GroupNorm.subgradient, GroupNorm.cvxpy, GroupNorm.for_bcfw = _subgradient, _cvxpy, _for_bcfw
-
 # %% ../nbs/10_group_norm.ipynb #4dd70f39
-class _FixedStates:
-    "The bound b_z of eq. (8) (latent values z fixed) as a structural SVM problem for `latent_mm.solvers`."
+class StateBlocksBound(FixedLatentBound):
+    """The bound b_z of eq. (8) for a `LatentStateBlocks` model: `FixedLatentBound` with the per-example oracle and
+    Algorithm 1's oracle computed on the weight blocks directly."""
 
     def __init__(self, model, X, y, z):
-        self.model, self.X, self.y, self.z = model, X, np.asarray(y), np.asarray(z)
-        self.n_samples, self.H, self.d = X.shape
-        self.weighted = model.weighted
-        self.K, self.Kw = model.n_classes, len(self.weighted)
-        self.slot = np.full(self.K, -1)                        # block row of each class, -1 for the null class
-        self.slot[self.weighted] = np.arange(self.Kw)
-        self.n_features = self.Kw * self.H * self.d
-        self.loss_rows = model.loss(np.arange(self.K)[:, None], np.arange(self.K))
+        super().__init__(model, X, y, z)
+        self.H, self.d = self.X.shape[1:]
+        self.slot = np.full(model.n_classes, -1)                  # block row of each class, -1 for the null class
+        self.slot[model.weighted] = np.arange(len(model.weighted))
+        self.loss_rows = model.loss(np.arange(model.n_classes)[:, None], np.arange(model.n_classes))
 
-    def _phi(self, k, h, x):
-        phi = np.zeros((self.Kw, self.H, self.d))
-        if self.slot[k] >= 0:
-            phi[self.slot[k], h] = x
-        return phi.ravel()
-
-    def positive_features(self):
-        pos = np.zeros((self.n_samples, self.Kw, self.H, self.d))
-        i = np.flatnonzero(self.slot[self.y] >= 0)
-        pos[i, self.slot[self.y[i]], self.z[i]] = self.X[i, self.z[i]]
-        return pos.reshape(self.n_samples, -1)
-
-    def max_augmented(self, w):
-        return self.model.augment(self.model.scores(self.X, w), self.y).max((1, 2))
+@patch
+def bound(self: LatentStateBlocks, X, y, z) -> StateBlocksBound:
+    "The fixed-latent bound b_z of eq. (8) as a solver's oracle."
+    return StateBlocksBound(self, X, y, z)
 
 # %% ../nbs/10_group_norm.ipynb #2e86d3c3
-def _loss_augmented(self, w, i):
-    "The most violated output of example i: its joint feature, loss and a key (the null class has one output)."
-    S = np.zeros((self.H, self.K))
-    S[:, self.weighted] = (w.reshape(self.Kw, self.H, self.d) * self.X[i]).sum(-1).T
+@patch
+def loss_augmented(self: StateBlocksBound, w, i) -> tuple:
+    "(phi, loss, key) of example i's most violated (class, state); the key is (class, state), (class, -1) if null."
+    k_w, K = self.model.weighted, self.model.n_classes
+    S = np.zeros((self.H, K))
+    S[:, k_w] = (w.reshape(len(k_w), self.H, self.d) * self.X[i]).sum(-1).T
     S += self.loss_rows[self.y[i]]
-    h, k = divmod(int(S.argmax()), self.K)
-    key = (k, h) if self.slot[k] >= 0 else (k, -1)
-    return self._phi(k, h, self.X[i, h]), float(self.loss_rows[self.y[i], k]), key
+    h, k = divmod(int(S.argmax()), K)
+    phi = np.zeros(self.n_features)
+    if self.slot[k] < 0:
+        return phi, float(self.loss_rows[self.y[i], k]), (k, -1)
+    start = (self.slot[k] * self.H + h) * self.d
+    phi[start:start + self.d] = self.X[i, h]
+    return phi, float(self.loss_rows[self.y[i], k]), (k, h)
 
-def _enumerate(self, i):
-    "Every output (class, state) of example i: joint features (K * H, D) and losses."
-    Phi = np.stack([self._phi(k, h, self.X[i, h]) for k in range(self.K) for h in range(self.H)])
-    return Phi, np.repeat(self.loss_rows[self.y[i]], self.H)
-
-def _hinge_and_subgradient(self, w, s):
-    "Every example's hinge f_i - g_i(z_i) and the mean (1/n) sum_i s_i m_i of eq. (12), vectorised over examples."
+# %% ../nbs/10_group_norm.ipynb #8f41c0de
+@patch
+def hinge_and_subgradient(self: StateBlocksBound, w, s) -> tuple:
+    "Every example's hinge f_i - g_i(z_i) and the mean (1/n) sum_i s_i m_i of eq. (12): one score array, two scatter-adds."
     S = self.model.scores(self.X, w)
     A = self.model.augment(S, self.y)
-    n = len(A)
+    n, K = len(A), self.model.n_classes
     flat = A.reshape(n, -1).argmax(1)
-    h_bar, k_bar = flat // self.K, flat % self.K
+    h_bar, k_bar = flat // K, flat % K
     idx = np.arange(n)
     hinge = A[idx, h_bar, k_bar] - S[idx, self.z, self.y]
-    G = np.zeros((self.Kw, self.H, self.d))
+    G = np.zeros((len(self.model.weighted), self.H, self.d))
     on = (hinge > 0) & (s > 0)
     for k, h, sign in ((k_bar, h_bar, 1.0), (self.y, self.z, -1.0)):
         j = np.flatnonzero(on & (self.slot[k] >= 0))
         np.add.at(G, (self.slot[k[j]], h[j]), sign * s[j, None] * self.X[j, h[j]])
     return np.maximum(hinge, 0.0), G.ravel() / n
 
-_FixedStates.loss_augmented, _FixedStates.enumerate = _loss_augmented, _enumerate
-_FixedStates.hinge_and_subgradient = _hinge_and_subgradient
-
-# %% ../nbs/10_group_norm.ipynb #f840f223
-@dataclass
-class SubgradientResult:
-    "Outcome of `subgradient_descent`: best point `w`, its bound value `primal` (eq. 7's scale), steps taken."
-    w: np.ndarray
-    primal: float
-    n_steps: int
-    n_increases: int
-    converged: bool
-    values: np.ndarray      # the bound's value (eq. 7's scale) after every step, the start first
-
-# %% ../nbs/10_group_norm.ipynb #394b2118
-def subgradient_descent(problem, C, omega, *, sample_weight=None, w0=None, tol=1e-4, max_steps=1000) -> SubgradientResult:
-    """Minimise the bound Omega(w) + C/n sum_i s_i xi_i(w) of a `_FixedStates` problem by the subgradient steps of
-    Algorithm 1 (Chen et al.), alpha_t = 1 / (eta_t + 1), eta_t = increases of the bound so far; stop when the
-    value changes by at most `tol` (relative) or after `max_steps` steps; return the best point visited."""
-    n = problem.n_samples
-    s = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
-    w = np.zeros(problem.n_features) if w0 is None else np.array(w0, dtype=float, copy=True)
-
-    def value_and_step(w):
-        hinge, G = problem.hinge_and_subgradient(w, s)
-        return omega.value(w) + C * float(s @ hinge) / n, omega.subgradient(w) + C * G
-
-    L, grad = value_and_step(w)
-    best_w, best_L, values = w, L, [L]
-    n_increases, converged, step = 0, False, 0
-    for step in range(1, max_steps + 1):
-        w = w - grad / (n_increases + 1)
-        L_new, grad = value_and_step(w)
-        values.append(L_new)
-        n_increases += L_new > L
-        if L_new < best_L:
-            best_w, best_L = w, L_new
-        if abs(L_new - L) <= tol * abs(L):
-            converged = True
-            break
-        L = L_new
-    return SubgradientResult(best_w, best_L / C, step, int(n_increases), converged, np.asarray(values) / C)
-
-# %% ../nbs/10_group_norm.ipynb #e85e08de
-SOLVERS = ("prox", "subgradient")
-
-class GroupNormProblem(LatentSSVMProblem):
-    """Objective (7) of a `LatentStateBlocks` model with the group norm `omega` as a latent problem for
-    `latent_mm.core.gmm`; bounds minimised by BCFW with the group soft-threshold (`solver="prox"`) or by
-    Algorithm 1's subgradient steps (`solver="subgradient"`)."""
-
-    def __init__(self, model, X, y, C=1.0, *, omega, solver="prox", sample_weight=None, tol=1e-3, max_passes=200,
-                 random_state=None):
-        if solver not in SOLVERS:
-            raise ValueError(f"solver={solver!r} must be one of {SOLVERS}")
-        super().__init__(model, X, y, C, sample_weight=sample_weight, regularizer=omega, tol=tol,
-                         max_passes=max_passes, random_state=random_state)
-        self.solver = solver
-
-    def minimize_bound(self, z, w_prev):
-        fixed = self.model.fixed_latent(self.X, self.y, np.asarray(z).reshape(self.n))
-        if self.solver == "prox":
-            lam, R = self.regularizer.for_bcfw(self.C)
-            res = bcfw(fixed, lam, sample_weight=self.s, regularizer=R, tol=self.tol, max_passes=self.max_passes,
-                       state=self.state, w_prev=w_prev, random_state=self.rng, warn=False)
-            self.state = res.state
-            if not res.converged:
-                self.unconverged.append((res.n_passes, res.gap / max(res.primal, 1e-12)))
-        else:
-            res = subgradient_descent(fixed, self.C, self.regularizer, sample_weight=self.s, w0=w_prev,
-                                      tol=self.tol, max_steps=self.max_passes)
-            if not res.converged:
-                self.unconverged.append((res.n_steps, np.nan))
-        self.last_solve = res
-        return res.w
-
 # %% ../nbs/10_group_norm.ipynb #c4ac1b54
 class GroupNormSSVM(LatentSSVM):
-    """Latent SSVM with one weight block per (class, latent state) and the group norm of Chen et al. (eq. 5-6).
+    """Latent SSVM with one weight block per (class, latent state) and the group norm of Chen et al. (eq. 5-7),
+    trained by CCCP or G-MM as `LatentSSVM`."""
 
-    `lam`: the group weights lambda_p (scalar or one per group); `ridge`: 1 for eq. (6), 0 for eq. (5) (subgradient
-    solver only); `solver`: "prox" (BCFW, exact zeros, duality-gap certificate) or "subgradient" (Algorithm 1);
-    `groups`: index arrays partitioning the weights (default: one group per block); `tol`: BCFW's relative duality
-    gap or the subgradient method's relative change of the bound (default 1e-3 / 1e-5); `max_passes`: BCFW passes or
-    subgradient steps per bound (default 200 / 2000). Other arguments as in `LatentSSVM`."""
+    _parameter_constraints: dict = {
+        **{k: v for k, v in LatentSSVM._parameter_constraints.items() if k != "regularizer"},
+        "mu": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "ridge": [Interval(Real, 0, None, closed="left")],
+        "groups": ["array-like", None],
+        "tol": [Interval(Real, 0, None, closed="neither"), None],
+        "max_passes": [Interval(Integral, 1, None, closed="left"), None],
+    }
 
-    def __init__(self, model=None, *, C=1.0, lam=1.0, ridge=1.0, solver="prox", groups=None, bound="touching",
-                 eta=1.0, bias=None, max_iter=100, eps=1e-3, tol=None, max_passes=None, subset_fraction=0.1,
-                 random_state=None):
-        self.model, self.C, self.lam, self.ridge, self.solver, self.groups = model, C, lam, ridge, solver, groups
-        self.bound, self.eta, self.bias = bound, eta, bias
-        self.max_iter, self.eps, self.tol, self.max_passes = max_iter, eps, tol, max_passes
+    def __init__(self,
+                 model=None,           # a `LatentStateBlocks` (default: no null class, sized to the labels)
+                 *,
+                 C=1.0,                # C of eq. (7)
+                 mu=1.0,               # the group weights lambda_p of eq. (5)-(6): a scalar, or one per group
+                 ridge=1.0,            # rho of R: 1 for eq. (6), 0 for the plain group norm of eq. (5)
+                 groups=None,          # index arrays partitioning the weights (default: one group per block)
+                 bound="touching",     # bound rule: 'touching', 'random', 'subset', 'biased' (or a selector)
+                 eta=1.0,              # G-MM's progress coefficient in (0, 1]; 1 with touching bounds is CCCP
+                 bias=None,            # the bias of bound='biased'
+                 max_iter=100,         # G-MM iterations
+                 eps=1e-3,             # G-MM's stopping gap d_t < eps
+                 tol=None,             # the bound solver's tolerance (None: 1e-3; 1e-5 for 'subgradient')
+                 max_passes=None,      # BCFW passes or subgradient steps per bound (None: 200; 2000 for 'subgradient')
+                 solver="bcfw",        # 'bcfw' (exact zeros), 'subgradient' (Algorithm 1; any ridge), ... or a `BoundSolver`
+                 subset_fraction=0.1,  # initial subset of bound='subset'
+                 random_state=None,    # seed or Generator for the selectors and the solver
+                ):
+        self.model, self.C, self.mu, self.ridge, self.groups = model, C, mu, ridge, groups
+        self.bound, self.eta, self.bias, self.max_iter, self.eps = bound, eta, bias, max_iter, eps
+        self.tol, self.max_passes, self.solver = tol, max_passes, solver
         self.subset_fraction, self.random_state = subset_fraction, random_state
 
 # %% ../nbs/10_group_norm.ipynb #77c1b3bf
-def _check_params(self):
-    "Validate the scalar parameters (before any data is touched)."
-    if not (isinstance(self.C, (int, float, np.number)) and np.isfinite(self.C) and self.C > 0):
-        raise ValueError(f"C={self.C!r} must be a finite number > 0")
-    if self.solver not in SOLVERS:
-        raise ValueError(f"solver={self.solver!r} must be one of {SOLVERS}")
-    if not (isinstance(self.ridge, (int, float, np.number)) and np.isfinite(self.ridge) and self.ridge >= 0):
-        raise ValueError(f"ridge={self.ridge!r} must be a finite number >= 0")
-    if self.solver == "prox" and self.ridge == 0:
-        raise ValueError("ridge=0 (the group norm of eq. 5) needs solver='subgradient': BCFW needs ridge > 0")
+@patch
+def _default_model(self: GroupNormSSVM) -> LatentModel:
+    return LatentStateBlocks()
 
-def _setup(self, X, y, h0):
-    "Validated data, encoded labels and the model sized to them."
-    model = LatentStateBlocks() if self.model is None else self.model
-    X, y, h0 = check_latent_data(X, y, h0, getattr(model, "n_classes", None), model=model)
-    model, self.classes_, y_enc = encode_labels(model, y)
-    if model.null_class is not None and model.null_class not in range(model.n_classes):
-        raise ValueError(f"null_class={model.null_class!r} must be one of the classes 0..{model.n_classes - 1}")
-    return model, X, y_enc, h0
+@patch
+def _solver(self: GroupNormSSVM):
+    "The bound solver; tol / max_passes default to 1e-3 / 200 (1e-5 / 2000 steps for 'subgradient')."
+    sub = isinstance(self.solver, str) and self.solver == "subgradient"
+    tol = self.tol if self.tol is not None else (1e-5 if sub else 1e-3)
+    max_passes = self.max_passes if self.max_passes is not None else (2000 if sub else 200)
+    solver = make_solver(self.solver, tol=tol, max_passes=max_passes)
+    if self.ridge == 0 and solver.name != "subgradient":
+        raise ValueError(f"ridge=0 (the group norm of eq. 5) needs solver='subgradient': solver={solver.name!r} "
+                         "works on the dual, which needs ridge > 0")
+    return solver
 
-GroupNormSSVM._check_params, GroupNormSSVM._setup = _check_params, _setup
+# %% ../nbs/10_group_norm.ipynb #9c31d7a2
+@patch
+def _regularizer(self: GroupNormSSVM, model, X) -> GroupL2:
+    "R of eq. (7'): `GroupL2` over `groups` (default: one group per block) with weights `mu` and `ridge`."
+    D, d = model.size_joint_feature(X), np.shape(X)[-1]
+    groups = block_groups(D // d, d) if self.groups is None else check_groups(self.groups, D)
+    return GroupL2(groups, mu=self.mu, ridge=self.ridge)
+
+@patch
+def _fitted(self: GroupNormSSVM):
+    "The group attributes `groups_`, `group_norms_`, `active_groups_`, then the warnings of every fit."
+    R = self.problem_.regularizer
+    self.groups_, self.group_norms_ = R.groups, R.norms(self.coef_.ravel())
+    self.active_groups_ = np.flatnonzero(self.group_norms_ > 0)
+    LatentSSVM._fitted(self)
 
 # %% ../nbs/10_group_norm.ipynb #da335933
-def _fit(self, X, y, h0=None, sample_weight=None, coef_init=None):
-    "Train by G-MM from `coef_init` (default 0) with initial latent values `h0` (default: state 0 for every example)."
-    self._check_params()
-    select = self._selector()                    # `LatentSSVM`'s bound rules, validated before any work
-    model, X, y_enc, h0 = self._setup(X, y, h0)
-    n, H, d = X.shape
-    sample_weight = check_sample_weight(sample_weight, n)
-    D = model.size_joint_feature(H, d)
-    groups = block_groups(D // d, d) if self.groups is None else check_groups(self.groups, D)
-    omega = GroupNorm(groups, self.lam, self.ridge)
-    w0 = np.zeros(D) if coef_init is None else np.asarray(coef_init, dtype=float).ravel()
-    if w0.shape != (D,) or not np.all(np.isfinite(w0)):
-        raise ValueError(f"coef_init has {np.size(coef_init)} entries; it must be {D} finite weights "
-                         f"({len(model.weighted)} classes x {H} states x {d} features)")
-    rng = np.random.default_rng(self.random_state)
-    prox = self.solver == "prox"
-    max_passes = self.max_passes if self.max_passes is not None else (200 if prox else 2000)
-    tol = self.tol if self.tol is not None else (1e-3 if prox else 1e-5)
-    self.model_ = model
-    self.problem_ = GroupNormProblem(model, X, y_enc, self.C, omega=omega, solver=self.solver,
-                                     sample_weight=sample_weight, tol=tol, max_passes=max_passes, random_state=rng)
-    h0 = np.zeros(n, dtype=np.int64) if h0 is None else h0
-    res = gmm(self.problem_, w0, select, eta=self.eta, eps=self.eps, max_iter=self.max_iter,
-              random_state=rng, z0=h0)
-    self.result_, self.trace_ = res, res.trace
-    self.coef_ = res.w.reshape(len(model.weighted), H, d)
-    self.groups_, self.group_norms_ = groups, omega.norms(res.w)
-    self.active_groups_ = np.flatnonzero(self.group_norms_ > 0)
-    self.latent_ = res.z if res.z is not None else h0
-    self.objective_ = float(self.problem_.objective(res.w))
-    self.n_iter_, self.n_features_in_ = res.n_iter, d
-    self.converged_ = res.converged and not self.problem_.unconverged
-    if self.problem_.unconverged:
-        what = "duality gap" if prox else "relative change of the bound"
-        warnings.warn(f"{len(self.problem_.unconverged)} of {self.n_iter_} bound solves stopped at max_passes="
-                      f"{max_passes} before their {what} reached tol={tol}: raise max_passes or tol",
-                      ConvergenceWarning, stacklevel=2)
-    return self
-
-GroupNormSSVM.fit = _fit
+@patch
+def _check_X(self: GroupNormSSVM, X, y=None):
+    "Validate X for a fitted estimator: the base's checks and the training's number of latent values."
+    X, y = LatentSSVM._check_X(self, X, y)
+    if X.shape[1] != self.coef_.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} latent values per example, but {type(self).__name__} was fitted with "
+                         f"{self.coef_.shape[1]} (one weight block per class and latent value)")
+    return X, y
 
 # %% ../nbs/10_group_norm.ipynb #03a223da
-def _kept_blocks(self, n_groups=None) -> np.ndarray:
-    "Boolean (weighted classes, states) mask of the blocks of the `n_groups` largest-norm groups (default: active)."
+@patch
+def kept_blocks(self: GroupNormSSVM,
+                n_groups=None,  # keep the n_groups groups of largest norm (default: the active groups)
+               ) -> np.ndarray:
+    "Boolean (weighted classes, states) mask of the blocks of the kept groups."
+    check_is_fitted(self, "coef_")
     P = len(self.groups_)
     if n_groups is None:
         kept = self.active_groups_
@@ -413,23 +256,26 @@ def _kept_blocks(self, n_groups=None) -> np.ndarray:
         mask[self.groups_[p]] = True
     return mask.reshape(self.coef_.shape).any(-1)
 
-def _active_states(self, n_groups=None) -> np.ndarray:
+@patch
+def active_states(self: GroupNormSSVM, n_groups=None) -> np.ndarray:
     "The latent states whose features the kept blocks need."
     return np.flatnonzero(self.kept_blocks(n_groups).any(0))
 
-GroupNormSSVM.kept_blocks, GroupNormSSVM.active_states = _kept_blocks, _active_states
-
 # %% ../nbs/10_group_norm.ipynb #3b06be91
-def _decision_scores(self, X, n_groups=None) -> np.ndarray:
+@patch
+def decision_scores(self: GroupNormSSVM,
+                    X,              # (n, n_latent, d) features of every state, or of `active_states(n_groups)` only
+                    n_groups=None,  # keep the n_groups groups of largest norm (default: the active groups)
+                   ) -> np.ndarray:
     """Per-class scores max_h w_{y,h} . x_h over the kept blocks, shape (n, n_classes) (-inf for a class with no kept
-    block, 0 for the null class). X holds the features of every state or only of `active_states(n_groups)`."""
+    block, 0 for the null class)."""
     keep = self.kept_blocks(n_groups)
     states = np.flatnonzero(keep.any(0))
     X = np.asarray(X, dtype=float)
-    H = self.coef_.shape[1]
-    if X.ndim != 3 or X.shape[1] not in (H, len(states)) or X.shape[2] != self.coef_.shape[2]:
-        raise ValueError(f"X has shape {X.shape}; it must be (n, {H}, {self.coef_.shape[2]}) or hold only the "
-                         f"{len(states)} active states {states.tolist()}: (n, {len(states)}, {self.coef_.shape[2]})")
+    H, d = self.coef_.shape[1:]
+    if X.ndim != 3 or X.shape[1] not in (H, len(states)) or X.shape[2] != d:
+        raise ValueError(f"X has shape {X.shape}; it must be (n, {H}, {d}) or hold only the {len(states)} active "
+                         f"states {states.tolist()}: (n, {len(states)}, {d})")
     if not len(states):                                     # nothing kept: only the null class can score
         S = np.full((len(X), len(self.classes_)), -np.inf)
         S[:, np.setdiff1d(np.arange(len(self.classes_)), self.model_.weighted)] = 0.0
@@ -437,11 +283,11 @@ def _decision_scores(self, X, n_groups=None) -> np.ndarray:
     X, _, _ = check_latent_data(X[:, states] if X.shape[1] == H else X)
     return self.model_.scores(X, self.coef_[:, states].ravel(), keep[:, states]).max(1)
 
-def _predict_active(self, X, n_groups=None) -> np.ndarray:
+@patch
+def predict_active(self: GroupNormSSVM, X, n_groups=None) -> np.ndarray:
     "Predicted labels evaluating only the blocks of the `n_groups` largest-norm groups (default: the active ones)."
-    return self.classes_[self.decision_scores(X, n_groups).argmax(1)]
-
-GroupNormSSVM.decision_scores, GroupNormSSVM.predict_active = _decision_scores, _predict_active
+    S = self.decision_scores(X, n_groups)
+    return self.classes_[S.argmax(1)]
 
 # %% ../nbs/10_group_norm.ipynb #b1418fde
 def toy_states(n=200, n_latent=6, n_informative=2, d=8, signal=4.0, random_state=None):

@@ -414,8 +414,9 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
             y,                   # labels
             h0=None,             # initial latent values, shape (n,) + model.latent_shape(X) (default 0)
             sample_weight=None,  # s_i >= 0 per example (default 1)
+            coef_init=None,      # the starting weights, shape `model.coef_shape(X)` (default 0)
            ):
-        "Train from w = 0 with initial latent values `h0`: validate, build the problem, train, set the attributes."
+        "Train from `coef_init` with initial latent values `h0`: validate, build the problem, train, set the attributes."
         select = make_selector(self.bound, bias=self.bias, fraction=self.subset_fraction)
         solver = self._solver()
         model = self._default_model() if self.model is None else self.model
@@ -424,10 +425,15 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         self.model_, self.n_features_in_ = model, X.shape[2]
         sample_weight = check_sample_weight(sample_weight, len(X))
         h0 = np.zeros((len(X),) + tuple(model.latent_shape(X)), dtype=np.int64) if h0 is None else h0
+        D = model.size_joint_feature(X)
+        w0 = np.zeros(D) if coef_init is None else np.asarray(coef_init, dtype=float).ravel()
+        if w0.shape != (D,) or not np.all(np.isfinite(w0)):
+            raise ValueError(f"coef_init has {np.size(coef_init)} entries; it must be {D} finite weights, shape "
+                             f"{model.coef_shape(X)}")
         rng = np.random.default_rng(self.random_state)
         self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight,
                                           regularizer=self._regularizer(model, X), run=SolverRun(solver, rng))
-        res = self._train(self.problem_, np.zeros(model.size_joint_feature(X)), h0, select, rng)
+        res = self._train(self.problem_, w0, h0, select, rng)
         self.result_, self.trace_ = res, res.trace
         self.coef_ = res.w.reshape(model.coef_shape(X))
         self.latent_ = res.z.reshape(h0.shape) if res.z is not None else h0

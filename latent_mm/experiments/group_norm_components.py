@@ -71,14 +71,14 @@ def fit_mixture(x, y, n_components, C=1.0, random_state=None) -> GroupNormSSVM:
     "A mixture of `n_components` templates per class (lam = 0), trained by CCCP from clustered components."
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return GroupNormSSVM(C=C, lam=0.0, random_state=random_state).fit(
+        return GroupNormSSVM(C=C, mu=0.0, random_state=random_state).fit(
             component_features(x, n_components), y, h0=init_components(x, y, n_components, random_state))
 
 def fit_group_norm(x, y, mixture, lam, C=1.0, random_state=None) -> GroupNormSSVM:
     "The group-norm model (one group per template, weight `lam`; a vector: one per group) started from `mixture`."
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return GroupNormSSVM(C=C, lam=lam, random_state=random_state).fit(
+        return GroupNormSSVM(C=C, mu=lam, random_state=random_state).fit(
             component_features(x, mixture.coef_.shape[1]), y, h0=mixture.latent_, coef_init=mixture.coef_)
 
 def refit_selected(x, y, selected, C=1.0, random_state=None) -> GroupNormSSVM:

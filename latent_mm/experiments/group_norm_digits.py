@@ -83,14 +83,15 @@ def digits_trial(pair: list, seed: int = 0, lam: float = 1.0, C: float = 1.0, sw
     H = Xtr.shape[1]
     acc = lambda pred: float(np.mean(pred == yte))
     start = time.perf_counter()
-    full = _fit(Xtr, ytr, seed, h0=np.full(len(Xtr), H // 2), C=C, lam=0.0)
-    uniform = [full.model_.predict(Xte, full.coef_.ravel(), _angle_mask(uniform_angles(k // 2, H), H)) for k in N_KEPT]
+    full = _fit(Xtr, ytr, seed, h0=np.full(len(Xtr), H // 2), C=C, mu=0.0)
+    uniform = [full.model_.scores(Xte, full.coef_.ravel(), _angle_mask(uniform_angles(k // 2, H), H)).max(1).argmax(1)
+               for k in N_KEPT]
     out = dict(full_acc=acc(full.predict(Xte)), full_norms=full.group_norms_,
                full_fit_seconds=time.perf_counter() - start, uniform_acc=[acc(p) for p in uniform])
     warm = dict(h0=full.latent_, coef_init=full.coef_)
     for value in dict.fromkeys([lam, *sweep]):
         start = time.perf_counter()
-        est = _fit(Xtr, ytr, seed, C=C, lam=value, **warm)
+        est = _fit(Xtr, ytr, seed, C=C, mu=value, **warm)
         key, n_active = f"prox_{value:g}", len(est.active_groups_)
         out.update({f"{key}_acc": acc(est.predict_active(Xte)), f"{key}_groups": n_active,
                     f"{key}_fit_seconds": time.perf_counter() - start, f"{key}_objective": est.objective_,
@@ -99,7 +100,7 @@ def digits_trial(pair: list, seed: int = 0, lam: float = 1.0, C: float = 1.0, sw
         out.update({f"{key}_{k}": v for k, v in test_time(D, est, full, repeats).items()})
     if subgradient:
         start = time.perf_counter()
-        sub = _fit(Xtr, ytr, seed, C=C, lam=lam, solver="subgradient", **warm)
+        sub = _fit(Xtr, ytr, seed, C=C, mu=lam, solver="subgradient", **warm)
         out.update(sub_acc=acc(sub.predict(Xte)), sub_groups=len(sub.active_groups_), sub_norms=sub.group_norms_,
                    sub_objective=sub.objective_, sub_fit_seconds=time.perf_counter() - start)
     return out
