@@ -214,8 +214,8 @@ def _solver(self: GroupNormSSVM):
 # %% ../nbs/10_group_norm.ipynb #9c31d7a2
 @patch
 def _regularizer(self: GroupNormSSVM, model, X) -> GroupL2:
-    "R of eq. (7'): `GroupL2` over `groups` (default: one group per block) with weights `mu` and `ridge`."
-    D, d = model.size_joint_feature(X), np.shape(X)[-1]
+    "R of eq. (7'): `GroupL2` over `groups` (default: one group per block of the weights) with weights `mu` and `ridge`."
+    D, d = model.size_joint_feature(X), model.coef_shape(X)[-1]
     groups = block_groups(D // d, d) if self.groups is None else check_groups(self.groups, D)
     return GroupL2(groups, mu=self.mu, ridge=self.ridge)
 
@@ -226,16 +226,6 @@ def _fitted(self: GroupNormSSVM):
     self.groups_, self.group_norms_ = R.groups, R.norms(self.coef_.ravel())
     self.active_groups_ = np.flatnonzero(self.group_norms_ > 0)
     LatentSSVM._fitted(self)
-
-# %% ../nbs/10_group_norm.ipynb #da335933
-@patch
-def _check_X(self: GroupNormSSVM, X, y=None):
-    "Validate X for a fitted estimator: the base's checks and the training's number of latent values."
-    X, y = LatentSSVM._check_X(self, X, y)
-    if X.shape[1] != self.coef_.shape[1]:
-        raise ValueError(f"X has {X.shape[1]} latent values per example, but {type(self).__name__} was fitted with "
-                         f"{self.coef_.shape[1]} (one weight block per class and latent value)")
-    return X, y
 
 # %% ../nbs/10_group_norm.ipynb #03a223da
 @patch

@@ -467,21 +467,27 @@ def _train(self: LatentSSVM, problem, w0, h0, select, rng):
 def _fitted(self: LatentSSVM):
     "Say so when a bound solve was not certified, or when training ended at w = 0."
     run = self.problem_.run
-    bad = run.unconverged
+    solver, bad = run.solver, run.unconverged
     if bad:
-        worst = max(g for _, g in bad)
-        warnings.warn(f"{len(bad)} of {run.n_solves} bound solves stopped at max_passes={self.max_passes} before "
-                      f"their certificate reached tol={self.tol} (worst relative gap {worst:.3g}); the result is not "
-                      "certified: raise max_passes or tol, or standardise the features", ConvergenceWarning, stacklevel=3)
+        what = (f"worst relative duality gap {max(g for _, g in bad):.3g}" if np.isfinite(max(g for _, g in bad))
+                else "its method has no duality gap: it stops on the relative change of the bound")
+        warnings.warn(f"{len(bad)} of {run.n_solves} bound solves ({solver.name}) stopped at max_passes="
+                      f"{solver.max_passes} before reaching tol={solver.tol} ({what}); the result is not certified: "
+                      "raise max_passes or tol, or standardise the features", ConvergenceWarning, stacklevel=3)
     if not np.any(self.coef_):
         first = run.first                                    # gmm solves at least once
-        why = ("the first bound (from h0) is minimised by w = 0, so" if first.gap <= 1e-9 * max(first.primal, 1e-12)
-               else f"the first bound's solve could not tell a descent below w = 0 from none: its certificate "
-               f"allows {first.gap:.2g} (tol={self.tol}), so a descent smaller than that is not found. A smaller tol "
-               "may leave w = 0; if not,")
+        if not np.isfinite(first.gap):
+            why = f"the first bound's solve ({solver.name}) ended at w = 0, so"
+        elif first.gap <= 1e-9 * max(first.primal, 1e-12):
+            why = "the first bound (from h0) is minimised by w = 0, so"
+        else:
+            why = (f"the first bound's solve could not tell a descent below w = 0 from none: its certificate allows "
+                   f"{first.gap:.2g} (tol={solver.tol}), so a descent smaller than that is not found. A smaller tol "
+                   "may leave w = 0; if not,")
+        penalty = "" if isinstance(self.problem_.regularizer, L2) else " (or the regularizer's penalty zeroes every weight)"
         warnings.warn(f"{type(self).__name__}: training ended at w = 0, where every latent value ties: {why} nothing "
-                      "was learned. Pass informative initial latent values h0 (e.g. from a simpler model), or another C",
-                      UserWarning, stacklevel=3)
+                      f"was learned{penalty}. Pass informative initial latent values h0 (e.g. from a simpler model), "
+                      "or another C", UserWarning, stacklevel=3)
 
 # %% ../nbs/06_lssvm.ipynb #07019b38
 @patch
@@ -492,6 +498,9 @@ def _check_X(self: LatentSSVM, X, y=None):
     if X.shape[2] != self.n_features_in_:
         raise ValueError(f"X has {X.shape[2]} features per latent value, but {type(self).__name__} was fitted with "
                          f"{self.n_features_in_}")
+    if tuple(self.model_.coef_shape(X)) != self.coef_.shape:
+        raise ValueError(f"X has shape {X.shape}, which needs weights of shape {tuple(self.model_.coef_shape(X))}, but "
+                         f"{type(self).__name__} was fitted with weights of shape {self.coef_.shape}")
     return X, y
 
 @patch

@@ -111,5 +111,5 @@ def test_errors_name_the_rule():
     for H in (5, 7):
         Xh = np.random.default_rng(H).normal(size=(4, H, 8))
         for method in (est.predict, est.decision_function, est.predict_latent):
-            with pytest.raises(ValueError, match=f"X has {H} latent values per example, but GroupNormSSVM was fitted with 6"):
+            with pytest.raises(ValueError, match=rf"X has shape \(4, {H}, 8\), which needs weights of shape \(2, {H}, 8\), but GroupNormSSVM was fitted with weights of shape \(2, 6, 8\)"):
                 method(Xh)
