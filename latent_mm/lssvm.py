@@ -17,11 +17,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .core import LatentProblem, gmm
 from .selection import SELECTORS, make_selector
-from .solvers import L2, SOLVERS, BoundSolver, Oracle, SolverRun, make_solver
+from .solvers import L2, SOLVERS, BoundSolver, EnumeratedSSVM, Oracle, SolverRun, make_solver
 
 # %% auto #0
 __all__ = ['LatentModel', 'LatentMulticlass', 'FixedLatentBound', 'LatentSSVMProblem', 'check_latent_data', 'encode_labels',
-           'check_sample_weight', 'LatentSSVM', 'LatentBinary', 'toy_localization']
+           'check_sample_weight', 'LatentSSVM', 'pooled_features', 'pooled_start', 'LatentBinary', 'toy_localization']
 
 # %% ../nbs/06_lssvm.ipynb #e3e9d4f5
 class LatentModel:
@@ -412,7 +412,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
     def fit(self,
             X,                   # (n, n_latent, d) features, one row per latent value
             y,                   # labels
-            h0=None,             # initial latent values, shape (n,) + model.latent_shape(X) (default 0)
+            h0="auto",           # initial latent values (n,) + model.latent_shape(X); 'auto': `pooled_start`; None: 0
             sample_weight=None,  # s_i >= 0 per example (default 1)
             coef_init=None,      # the starting weights, shape `model.coef_shape(X)` (default 0)
            ):
@@ -420,17 +420,21 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         select = make_selector(self.bound, bias=self.bias, fraction=self.subset_fraction)
         solver = self._solver()
         model = self._default_model() if self.model is None else self.model
-        X, y, h0 = check_latent_data(X, y, h0, model.n_classes, model=model)
+        h0_rule = h0 if isinstance(h0, str) or h0 is None else "given"
+        if isinstance(h0, str) and h0 != "auto":
+            raise ValueError(f"h0={h0!r} must be 'auto', None (latent value 0 everywhere) or initial latent values")
+        X, y, h0 = check_latent_data(X, y, None if isinstance(h0, str) else h0, model.n_classes, model=model)
         model, self.classes_, y_enc = encode_labels(model, y)
         self.model_, self.n_features_in_ = model, X.shape[2]
         sample_weight = check_sample_weight(sample_weight, len(X))
-        h0 = np.zeros((len(X),) + tuple(model.latent_shape(X)), dtype=np.int64) if h0 is None else h0
         D = model.size_joint_feature(X)
         w0 = np.zeros(D) if coef_init is None else np.asarray(coef_init, dtype=float).ravel()
         if w0.shape != (D,) or not np.all(np.isfinite(w0)):
             raise ValueError(f"coef_init has {np.size(coef_init)} entries; it must be {D} finite weights, shape "
                              f"{model.coef_shape(X)}")
         rng = np.random.default_rng(self.random_state)
+        if h0 is None:
+            h0 = self._initial_latent(h0_rule, model, X, y_enc, sample_weight, rng)
         self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight,
                                           regularizer=self._regularizer(model, X), run=SolverRun(solver, rng))
         res = self._train(self.problem_, w0, h0, select, rng)
@@ -461,6 +465,44 @@ def _train(self: LatentSSVM, problem, w0, h0, select, rng):
     "G-MM from (w0, h0): Algorithm 1 with the selector of `bound`."
     return gmm(problem, w0, select, eta=self.eta, eps=self.eps, max_iter=self.max_iter, random_state=rng,
                z0=h0.reshape(-1))
+
+# %% ../nbs/06_lssvm.ipynb #a7c0f002
+def pooled_features(model, X) -> np.ndarray:
+    "phī(x_i, y): the mean of phi(x_i, y, h) over the latent values h that output y has, shape (n, n_classes, D)."
+    X = np.asarray(X, float)
+    exists = np.isfinite(model.scores(X, np.zeros(model.size_joint_feature(X))))      # (n, n_latent, n_classes)
+    Phi = np.zeros((len(X), model.n_classes, model.size_joint_feature(X)))
+    for h, y in zip(*np.nonzero(exists.any(0))):                 # one batched joint feature per output (h, y)
+        on = np.flatnonzero(exists[:, h, y])
+        Phi[on, y] += model.joint_features(X[on], np.full(on.size, y), np.full(on.size, h))
+    return Phi / np.maximum(exists.sum(1), 1)[:, :, None]
+
+# %% ../nbs/06_lssvm.ipynb #a7c0f003
+def pooled_start(model,               # a `LatentModel` with one latent variable per example, sized to the labels
+                 X, y,                # data (n, n_latent, d) and labels 0..n_classes-1
+                 C=1.0,               # 1/lambda of the pooled structural SVM
+                 *,
+                 solver="auto",       # its bound solver (a name or a `BoundSolver`)
+                 regularizer=None,    # its regularizer (default 1/2 ||w||^2)
+                 sample_weight=None,  # its per-example weights
+                 rng=None,            # generator for a stochastic solver
+                ) -> np.ndarray:
+    "Initial latent values h_i = argmax_h w̄ . phi(x_i, y_i, h) from the SVM w̄ on pooled joint features."
+    y = np.asarray(y)
+    Delta = model.loss(y[:, None], np.arange(model.n_classes)[None, :])
+    oracle = EnumeratedSSVM(pooled_features(model, X), Delta, y)
+    w = make_solver(solver).solve(oracle, 1.0 / C, regularizer, sample_weight, rng=rng).w
+    return model.latent(X, y, w)
+
+# %% ../nbs/06_lssvm.ipynb #a7c0f004
+@patch
+def _initial_latent(self: LatentSSVM, rule, model, X, y, sample_weight, rng) -> np.ndarray:
+    "h0 for `fit`: the pooled start for 'auto' (one latent variable per example, several values), else 0."
+    shape = (len(X),) + tuple(model.latent_shape(X))
+    if rule == "auto" and shape == (len(X),) and model.n_latent_values(X) > 1:
+        return pooled_start(model, X, y, self.C, solver=self._solver(), regularizer=self._regularizer(model, X),
+                            sample_weight=sample_weight, rng=rng)
+    return np.zeros(shape, dtype=np.int64)
 
 # %% ../nbs/06_lssvm.ipynb #e1955680
 @patch
