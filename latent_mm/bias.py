@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .lssvm import _FixedLatent
 from .selection import touching_configuration
-from .core import _check_real
+from .core import check_real
 from .solvers import solve_ssvm
 
 # %% auto #0
@@ -111,7 +111,7 @@ def alpha_expansion(U,                # unary costs (n_images * rows * cols, n_l
                    ) -> np.ndarray:
     "A labelling minimising sum_j U[j, z_j] + weight * (discordant 4-neighbour pairs) by alpha-expansion."
     U = np.asarray(U, float)
-    weight = _check_real("weight", weight, "must be a finite number >= 0 (the Potts penalty of a discordant pair)")
+    weight = check_real("weight", weight, "must be a finite number >= 0 (the Potts penalty of a discordant pair)")
     N, P = U.shape
     V = grid[0] * grid[1]
     if N % V:

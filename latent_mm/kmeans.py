@@ -13,7 +13,7 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .core import LatentProblem, _check_eta, gmm
+from .core import LatentProblem, check_eta, gmm
 from .selection import _regret_rows, make_selector, touching_configuration
 
 try:  # scikit-learn >= 1.6
@@ -264,7 +264,7 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         k = _check_int("n_clusters", self.n_clusters, 1)
         if k > n:
             raise ValueError(f"n_clusters={k} must be <= n_samples={n}")
-        eta = _check_eta(self.eta)
+        eta = check_eta(self.eta)
         max_iter = _check_int("max_iter", self.max_iter, 1)
         if not (isinstance(self.eps, numbers.Real) and self.eps >= 0):
             raise ValueError(f"eps={self.eps!r} must be a number >= 0")
