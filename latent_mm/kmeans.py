@@ -13,8 +13,9 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ._kernels import regret_rows
 from .core import LatentProblem, check_eta, gmm
-from .selection import _regret_rows, make_selector, touching_configuration
+from .selection import make_selector, touching_configuration
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -62,7 +63,7 @@ class KMeansProblem(LatentProblem):
         if keep_regrets:                                  # compiled, one row at a time: no block of distances
             R = np.empty((n, k), dtype=np.float32)
             W, w2 = self._scaled(w)
-            _regret_rows(self.X, np.ascontiguousarray(W), w2, labels, Dmin, R)
+            regret_rows(self.X, np.ascontiguousarray(W), w2, labels, Dmin, R)
             return labels, Dmin, R, None
         if z_prev is not None:
             if z_prev.shape != (n,) or z_prev.min() < 0 or z_prev.max() >= k:
