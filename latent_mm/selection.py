@@ -17,7 +17,9 @@ __all__ = ['N_SWEEPS', 'SELECTORS', 'touching_configuration', 'Touching', 'touch
            'budgeted_argmax', 'Biased', 'biased', 'SubsetUpdate', 'subset_update', 'make_selector']
 
 # %% ../nbs/02_selection.ipynb #1d48f4df
-def touching_configuration(R, z_prev=None) -> np.ndarray:
+def touching_configuration(R,           # the regret array (n_latent, n_values)
+                           z_prev=None,  # the previous configuration, whose zero-regret values are kept (None: none)
+                          ) -> np.ndarray:
     """The zero-regret configuration of a regret array `R` (n_latent, n_values).
 
     Ties are broken in favour of `z_prev`: a variable whose previous value still has zero regret keeps it, so a
@@ -29,6 +31,7 @@ def touching_configuration(R, z_prev=None) -> np.ndarray:
         z = np.where(keep, z_prev, z)
     return z
 
+# %% ../nbs/02_selection.ipynb #89eb87ab
 def _chosen(R, z) -> np.ndarray:
     "Regret of each variable's chosen value."
     return R[np.arange(len(z)), z]
@@ -43,6 +46,7 @@ class _ProblemTouching:
 
     def __repr__(self): return "touching()"
 
+# %% ../nbs/02_selection.ipynb #06fb3d14
 class Touching:
     "Selector for MM: the bound that touches the objective at the previous iterate."
 
@@ -55,6 +59,7 @@ class Touching:
 
     def __repr__(self): return "touching()"
 
+# %% ../nbs/02_selection.ipynb #365c6b2b
 def touching() -> Touching:
     "MM's bound choice: zero regret for every latent variable."
     return Touching()
@@ -73,7 +78,12 @@ class RandomWalk:
     movable variables, the product law's `beta`, the variables reset to fit the budget (`resets`) and those off
     their touching value at the end (`moved`). `R` may be float32 (sums are float64 either way)."""
 
-    def __init__(self, n_sweeps=N_SWEEPS, *, init="product", n_steps=None):
+    def __init__(self,
+                 n_sweeps=N_SWEEPS, # Metropolis sweeps per movable variable after the start
+                 *,
+                 init="product",    # the start: "product" (a product-law draw) or "touching"
+                 n_steps=None,      # the exact number of Metropolis steps instead (None: `n_sweeps` per movable variable)
+                ):
         if isinstance(n_sweeps, bool) or not (isinstance(n_sweeps, (int, float, np.number)) and np.isfinite(n_sweeps)
                                               and n_sweeps >= 0):
             raise ValueError(f"n_sweeps={n_sweeps!r} must be a finite number >= 0")
@@ -113,12 +123,21 @@ class RandomWalk:
                              "zero in every row (the touching value)") from None
         return z, dict(zip(("acceptance", "movable", "beta", "resets", "moved"), map(float, info)))
 
-def random_walk(n_sweeps=N_SWEEPS, *, init="product", n_steps=None) -> RandomWalk:
+# %% ../nbs/02_selection.ipynb #e15f8300
+def random_walk(n_sweeps=N_SWEEPS, # Metropolis sweeps per movable variable after the start
+                *,
+                init="product",    # the start: "product" (a product-law draw) or "touching"
+                n_steps=None,      # the exact number of Metropolis steps instead (None: `n_sweeps` per movable variable)
+               ) -> RandomWalk:
     "G-MM's random bound: a uniform sample of the valid configurations (product-law start, Metropolis sweeps)."
     return RandomWalk(n_sweeps, init=init, n_steps=n_steps)
 
 # %% ../nbs/02_selection.ipynb #64cd4383
-def budgeted_argmax(R, G, budget, n_bisect=50):
+def budgeted_argmax(R,           # the regret array (n_latent, n_values)
+                    G,           # the bias's scores, shaped like `R`
+                    budget,      # the regret budget
+                    n_bisect=50, # bisection steps on the Lagrange multiplier
+                   ):
     """Lagrangian sweep for max_z sum_i G[i, z_i] s.t. sum_i R[i, z_i] <= budget: (z, lam), or (None, inf)
     when even the zero-regret choice does not fit."""
     fits = R <= budget
@@ -170,10 +189,14 @@ class _BiasedRun:
             return touching_configuration(R, z_prev), dict(lam=np.inf)
         return z, dict(lam=lam)
 
+# %% ../nbs/02_selection.ipynb #89732462
 class Biased:
     "Selector for G-MM's biased bounds: maximise a bias within the regret budget."
 
-    def __init__(self, bias, n_bisect=50):
+    def __init__(self,
+                 bias,        # a function bias(R, z_prev, rng) -> scores, or an object with start(problem, rng)
+                 n_bisect=50, # bisection steps of the Lagrangian sweep
+                ):
         if not (callable(bias) or hasattr(bias, "start")):
             raise TypeError(f"bias={bias!r} must be a function bias(R, z_prev, rng) -> scores, or have "
                             "start(problem, rng)")
@@ -192,7 +215,10 @@ class Biased:
                             "`start(problem, rng)` first")
         return _BiasedRun(self.bias, self.n_bisect)(R, budget, z_prev, rng)
 
-def biased(bias, n_bisect=50) -> Biased:
+# %% ../nbs/02_selection.ipynb #587ba594
+def biased(bias,        # a function bias(R, z_prev, rng) -> scores, or an object with start(problem, rng)
+           n_bisect=50, # bisection steps of the Lagrangian sweep
+          ) -> Biased:
     "G-MM's biased bound: argmax of a `bias` over the valid set."
     return Biased(bias, n_bisect)
 
@@ -200,7 +226,10 @@ def biased(bias, n_bisect=50) -> Biased:
 class SubsetUpdate:
     "Selector: re-impute a random subset of latent variables with the touching rule, grown until valid."
 
-    def __init__(self, fraction=0.1, growth=2.0):
+    def __init__(self,
+                 fraction=0.1, # the first subset's share of the latent variables, in (0, 1]
+                 growth=2.0,   # the factor by which the subset grows until the bound is valid, > 1
+                ):
         if not 0.0 < float(fraction) <= 1.0:
             raise ValueError(f"fraction={fraction!r} must be in (0, 1]")
         if not float(growth) > 1.0:
@@ -225,7 +254,10 @@ class SubsetUpdate:
         z[perm[:m]] = z_touch[perm[:m]]
         return z, dict(subset=m / n)
 
-def subset_update(fraction=0.1, growth=2.0) -> SubsetUpdate:
+# %% ../nbs/02_selection.ipynb #c3bd68d5
+def subset_update(fraction=0.1, # the first subset's share of the latent variables, in (0, 1]
+                  growth=2.0,   # the factor by which the subset grows until the bound is valid, > 1
+                 ) -> SubsetUpdate:
     "G-MM's subset rule: touching re-imputation on a random subset, enlarged (x `growth`) until the bound is valid."
     return SubsetUpdate(fraction, growth)
 
