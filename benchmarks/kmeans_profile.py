@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
+import latent_mm._kernels as K
 import latent_mm.core as core
 import latent_mm.selection as S
 from latent_mm.datasets import make_gmm200
@@ -79,16 +80,16 @@ def main(init="forgy", repeats=3, at=8):
         raise SystemExit(f"--at {at}: the fit made only {len(calls)} walks")
     R, budget, z_prev = calls[at]
     budget, z_prev = float(budget), np.asarray(z_prev, np.int64)
-    touch, count, start, cand = S._scan_rows(R, budget, z_prev)
+    touch, count, start, cand = K.scan_rows(R, budget, z_prev)
     movable = np.flatnonzero(count > 1)
     sub = np.sort(np.random.default_rng(0).choice(movable, min(S._N_BETA_ROWS, len(movable)), replace=False))
-    beta = S._solve_beta(R, budget, sub, budget * len(sub) / len(movable), start, cand)
+    beta = K.solve_beta(R, budget, sub, budget * len(sub) / len(movable), start, cand)
     weights = np.empty(R.shape[1])
 
     from numba import njit
-    g, floor = S._g, S._NORMAL_Y                            # compiled by the first fit
+    g, floor = K.g, K.NORMAL_Y                            # compiled by the first fit
 
-    @njit(fastmath=S._FAST)
+    @njit(fastmath=K.FAST)
     def _draw_weights(R, budget, rows, beta, weight):
         "The draw's weight loop over whole rows, without the walk along the weights."
         total = 0.0
@@ -101,13 +102,13 @@ def main(init="forgy", repeats=3, at=8):
     listed = int(np.count_nonzero(np.diff(start)))
     print(f"the walk of iteration {at + 1}: {len(movable)} movable points ({listed} with a list),"
           f" {count[movable].mean():.0f} candidates each on average; ms: "
-          f"whole walk {best_ms(lambda: S._random_bound(R, budget, z_prev, 2.0, -1, True, S._N_BETA_ROWS, np.uint64(1))):.2f}, "
-          f"scan {best_ms(lambda: S._scan_rows(R, budget, z_prev)):.2f}, "
-          f"beta {best_ms(lambda: S._solve_beta(R, budget, sub, budget * len(sub) / len(movable), start, cand)):.2f}, "
-          f"draw {best_ms(lambda: S._draw_product(R, budget, movable, beta, touch.copy(), state, start, cand)):.2f}"
+          f"whole walk {best_ms(lambda: K.random_bound(R, budget, z_prev, 2.0, -1, True, S._N_BETA_ROWS, np.uint64(1))):.2f}, "
+          f"scan {best_ms(lambda: K.scan_rows(R, budget, z_prev)):.2f}, "
+          f"beta {best_ms(lambda: K.solve_beta(R, budget, sub, budget * len(sub) / len(movable), start, cand)):.2f}, "
+          f"draw {best_ms(lambda: K.draw_product(R, budget, movable, beta, touch.copy(), state, start, cand)):.2f}"
           + (f" (its weights alone {best_ms(lambda: _draw_weights(R, budget, movable, beta, weights)):.2f})"
              if listed == 0 else "")
-          + f", Metropolis sweeps {best_ms(lambda: S._metropolis(R, budget, touch.copy(), budget, movable, start, cand, 2 * len(movable), state)):.2f}")
+          + f", Metropolis sweeps {best_ms(lambda: K.metropolis(R, budget, touch.copy(), budget, movable, start, cand, 2 * len(movable), state)):.2f}")
 
 
 if __name__ == "__main__":

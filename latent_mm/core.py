@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 # %% auto #0
-__all__ = ['LatentProblem', 'GMMTrace', 'GMMResult', 'InvalidBoundError', 'check_configuration', 'gmm']
+__all__ = ['LatentProblem', 'GMMTrace', 'GMMResult', 'InvalidBoundError', 'check_eta', 'check_real', 'check_configuration', 'gmm']
 
 # %% ../nbs/00_core.ipynb #8f03752f
 class LatentProblem:
@@ -74,6 +74,7 @@ class GMMTrace:
         cols = {k: getattr(self, k) for k in ("F", "bound_prev", "bound_new", "v", "gap", "changed", "time")}
         return {"t": np.arange(1, len(self) + 1), **cols, **self.info}
 
+# %% ../nbs/00_core.ipynb #a7c31e02
 @dataclass
 class GMMResult:
     "Outcome of `gmm`: the final point `w`, the final bound's configuration `z` and the trace."
@@ -92,8 +93,10 @@ class GMMResult:
 class InvalidBoundError(RuntimeError):
     "A selector returned a bound outside the valid set, or a problem's bound lies below its objective."
 
-def _check_eta(eta) -> float:
-    "Validate the progress coefficient eta in (0, 1]."
+# %% ../nbs/00_core.ipynb #c4e1a7d1
+def check_eta(eta, # the progress coefficient of Algorithm 1: a number in (0, 1]; 1 is MM
+             ) -> float:
+    "`eta` as a float, or a ValueError naming its value and the rule."
     try:
         eta = float(eta)
     except (TypeError, ValueError):
@@ -102,14 +105,19 @@ def _check_eta(eta) -> float:
         raise ValueError(f"eta={eta} must be in (0, 1]: eta=1 is MM, smaller values explore more")
     return eta
 
-def _check_real(name, value, rule="must be a finite number >= 0") -> float:
-    "`value` as a float, or a ValueError naming `name` when it is not a finite number >= 0."
+# %% ../nbs/00_core.ipynb #c4e1a7d4
+def check_real(name,                                # the argument's name, for the error message
+               value,                               # the value passed
+               rule="must be a finite number >= 0", # the rule, as the error message states it
+              ) -> float:
+    "`value` as a float, or a ValueError naming `name`, `value` and `rule` when it is not a finite number >= 0."
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{name}={value!r} {rule}")
     if not (np.isfinite(value) and value >= 0):
         raise ValueError(f"{name}={value!r} {rule}")
     return float(value)
 
+# %% ../nbs/00_core.ipynb #c4e1a7d6
 def _tol(rtol, *values) -> float:
     "Absolute slack for comparing floats of the size of `values` (relative, so that the units of F do not matter)."
     return rtol * max(abs(float(x)) for x in values)
@@ -122,7 +130,11 @@ def _n_changed(z, z_prev) -> int:
     return int(np.count_nonzero(z != np.asarray(z_prev)))
 
 # %% ../nbs/00_core.ipynb #463cb6f9
-def check_configuration(z, R, where="z", error=ValueError) -> np.ndarray:
+def check_configuration(z,                 # a configuration: one integer value per latent variable
+                        R,                 # the regret array (n_latent, n_values); +inf marks forbidden values
+                        where="z",         # what the configuration is called in the error message
+                        error=ValueError,  # the exception class to raise
+                       ) -> np.ndarray:
     """`z` as an integer array of shape (n_latent,) whose every value is allowed by the regrets `R` (finite);
     otherwise `error` naming `where`, the first offending variable and the rule."""
     n, m = R.shape
@@ -143,6 +155,7 @@ def check_configuration(z, R, where="z", error=ValueError) -> np.ndarray:
         raise error(f"{where}[{i}]={z[i]} is not an allowed value of latent variable {i} (its regret is infinite)")
     return z
 
+# %% ../nbs/00_core.ipynb #c4e1a7d7
 def _finite(value, what, t) -> float:
     "A problem's scalar output as a float, or a ValueError naming what produced it when it is NaN or infinite."
     value = float(value)
@@ -168,6 +181,7 @@ def _bound_step(problem, sel, w, v, F_prev, z_prev, rng, t, bound_rtol):
             f"b_t(w_{{t-1}}) <= v_{{t-1}}")
     return z, b_prev, budget, info or {}
 
+# %% ../nbs/00_core.ipynb #c4e1a7d8
 def _progress_bar(total, progress):
     "A tqdm progress bar when `progress` is truthy, else None."
     if not progress:
@@ -175,6 +189,7 @@ def _progress_bar(total, progress):
     from tqdm.auto import tqdm
     return tqdm(total=total, desc="G-MM", unit="it", leave=False)
 
+# %% ../nbs/00_core.ipynb #c4e1a7d9
 def gmm(problem,            # implements the protocol of `LatentProblem`
         w0,                 # initial point w_0
         select,             # selector: `select(R, budget, z_prev, rng) -> (z, info)` (see `latent_mm.selection`)
@@ -189,11 +204,11 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
         progress=False,     # show a progress bar
        ) -> GMMResult:
     "Generalized Majorization-Minimization: Algorithm 1 of Naderi et al. (2019)."
-    eta = _check_eta(eta)
+    eta = check_eta(eta)
     if isinstance(max_iter, bool) or not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
         raise ValueError(f"max_iter={max_iter!r} must be an integer >= 1")
-    eps = _check_real("eps", eps)
-    bound_rtol = _check_real("bound_rtol", bound_rtol)
+    eps = check_real("eps", eps)
+    bound_rtol = check_real("bound_rtol", bound_rtol)
     w = np.array(w0, dtype=float, copy=True)
     if not np.all(np.isfinite(w)):
         raise ValueError(f"w0 contains {np.count_nonzero(~np.isfinite(w))} NaN or infinite value(s); "

@@ -5,18 +5,21 @@
 # %% ../nbs/02_selection.ipynb #fbf9f66c
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 
 import numpy as np
+
+from ._kernels import random_bound
 
 # %% auto #0
 __all__ = ['N_SWEEPS', 'SELECTORS', 'touching_configuration', 'Touching', 'touching', 'RandomWalk', 'random_walk',
            'budgeted_argmax', 'Biased', 'biased', 'SubsetUpdate', 'subset_update', 'make_selector']
 
 # %% ../nbs/02_selection.ipynb #1d48f4df
-def touching_configuration(R, z_prev=None) -> np.ndarray:
+def touching_configuration(R,           # the regret array (n_latent, n_values)
+                           z_prev=None,  # the previous configuration, whose zero-regret values are kept (None: none)
+                          ) -> np.ndarray:
     """The zero-regret configuration of a regret array `R` (n_latent, n_values).
 
     Ties are broken in favour of `z_prev`: a variable whose previous value still has zero regret keeps it, so a
@@ -28,6 +31,7 @@ def touching_configuration(R, z_prev=None) -> np.ndarray:
         z = np.where(keep, z_prev, z)
     return z
 
+# %% ../nbs/02_selection.ipynb #89eb87ab
 def _chosen(R, z) -> np.ndarray:
     "Regret of each variable's chosen value."
     return R[np.arange(len(z)), z]
@@ -42,6 +46,7 @@ class _ProblemTouching:
 
     def __repr__(self): return "touching()"
 
+# %% ../nbs/02_selection.ipynb #06fb3d14
 class Touching:
     "Selector for MM: the bound that touches the objective at the previous iterate."
 
@@ -54,354 +59,10 @@ class Touching:
 
     def __repr__(self): return "touching()"
 
+# %% ../nbs/02_selection.ipynb #365c6b2b
 def touching() -> Touching:
     "MM's bound choice: zero regret for every latent variable."
     return Touching()
-
-# %% ../nbs/02_selection.ipynb #5adfe2b9
-_KERNELS = {}   # name -> [function, numba.njit options, its compiled dispatcher or None]
-
-def _compile_kernels():
-    """Compile every registered kernel not compiled yet, in place of its name in every kernel's module (kernels call
-    each other, and other modules call them by name: `latent_mm.kmeans` imports `_regret_rows`). numba compiles on a
-    kernel's first call, after all names are replaced."""
-    from numba import njit
-    for name, entry in _KERNELS.items():
-        f, options, compiled = entry
-        if compiled is None:
-            entry[2] = njit(**options)(f)
-    for f, _, _ in _KERNELS.values():
-        for name, entry in _KERNELS.items():
-            if name in f.__globals__:
-                f.__globals__[name] = entry[2]
-
-def _kernel(**options):
-    "Register a numba kernel, compiled with `numba.njit(**options)` on the first call of any kernel."
-    def register(f):
-        _KERNELS[f.__name__] = [f, options, None]
-
-        @functools.wraps(f)
-        def first_call(*args):
-            _compile_kernels()
-            return f.__globals__[f.__name__](*args)
-        return first_call
-    return register
-
-# %% ../nbs/02_selection.ipynb #0197c05f
-# R may hold +inf (forbidden values): every fast-math flag except "no NaN / no inf"
-_FAST = {"nsz", "arcp", "contract", "afn", "reassoc"}
-_GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
-_SHIFTS = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
-
-@_kernel(inline="always")
-def _uniform(state) -> float:
-    "A uniform float in [0, 1) from the splitmix64 generator whose state is the 1-element uint64 array `state`."
-    state[0] += _GOLDEN
-    x = state[0]
-    x = (x ^ (x >> _SHIFTS[0])) * _MIX1
-    x = (x ^ (x >> _SHIFTS[1])) * _MIX2
-    x = x ^ (x >> _SHIFTS[2])
-    return float(x >> _SHIFTS[3]) * (1.0 / 9007199254740992.0)   # 53 random bits / 2^53
-
-@_kernel(inline="always")
-def _randint(state, m) -> int:
-    "A uniform integer in [0, m)."
-    return min(int(_uniform(state) * m), m - 1)
-
-@_kernel(inline="always")
-def _least(row):
-    "The least value of a 1-D array, with four running minima (independent, so they pipeline; a minimum is exact in any order)."
-    m = len(row)
-    a0 = a1 = a2 = a3 = row[0]
-    j = 0
-    while j + 4 <= m:
-        a0, a1, a2, a3 = min(a0, row[j]), min(a1, row[j + 1]), min(a2, row[j + 2]), min(a3, row[j + 3])
-        j += 4
-    while j < m:
-        a0 = min(a0, row[j])
-        j += 1
-    return min(min(a0, a1), min(a2, a3))
-
-@_kernel(inline="always")
-def _first(row, v) -> int:
-    "The first index of `row` that holds `v` (the last index if none does), as a vectorised minimum over the row."
-    m = len(row)
-    b = m - 1
-    for j in range(m):
-        b = min(b, j if row[j] == v else m - 1)
-    return b
-
-
-# %% ../nbs/02_selection.ipynb #5e641fd8
-@_kernel(cache=True, fastmath={"contract"})
-def _regret_rows(X, W, w2, labels, Dmin, R):
-    """The regret pass, compiled, one row at a time: D[i] = X[i] @ W + w2 (as numpy's matmul: products summed in order,
-    with fused multiply-adds), `labels[i]` = the first index of its least value (as `np.argmin`), `Dmin[i]` = that value
-    and `R[i] = D[i] - Dmin[i]` rounded to R's dtype (as `np.subtract(D, Dmin[:, None], out=R)`)."""
-    n, d = X.shape
-    m = W.shape[1]
-    row = np.empty(m)
-    for i in range(n):
-        row[:] = 0.0
-        for c in range(d):
-            x = X[i, c]
-            for j in range(m):
-                row[j] += x * W[c, j]
-        for j in range(m):
-            row[j] += w2[j]
-        v = _least(row)
-        labels[i], Dmin[i] = _first(row, v), v
-        for j in range(m):
-            R[i, j] = row[j] - v
-
-# %% ../nbs/02_selection.ipynb #01655ed6
-@_kernel(cache=True, fastmath=_FAST)
-def _scan_rows(R, budget, z_prev):
-    """One pass over R: each variable's touching value (ties go to `z_prev`), its number of candidates (r <= budget),
-    and the candidates of the variables with more than one but few of them (under an eighth of all values, plus one)
-    as one ragged array: variable i's are `cand[start[i]:start[i+1]]`, an empty slice for the others. Refuses NaN."""
-    n, m = R.shape
-    touch = np.empty(n, np.int64)
-    count = np.empty(n, np.int64)
-    start = np.zeros(n + 1, np.int64)
-    cand = np.empty(n * ((m - 1) // 8 + 1), np.int32)   # room for the longest lists; pages never written stay unused
-    p = 0
-    for i in range(n):
-        row = R[i]
-        c = above = 0
-        for j in range(m):                          # vectorised
-            c += row[j] <= budget
-            above += row[j] > budget
-        if c + above < m:                           # a NaN is neither
-            raise ValueError("not a regret array")
-        best = _least(row)
-        if best != 0.0:                             # regrets: >= 0 with a zero (the touching value)
-            raise ValueError("not a regret array")
-        arg = z_prev[i] if z_prev.size and row[z_prev[i]] <= best else _first(row, best)
-        touch[i], count[i] = arg, c
-        if c > 1 and 8 * (c - 1) < m:               # the row is still in cache: list its candidates
-            for j in range(m):
-                if row[j] <= budget:
-                    cand[p] = j
-                    p += 1
-        start[i + 1] = p
-    return touch, count, start, cand[:p]
-
-# %% ../nbs/02_selection.ipynb #e8a04ab4
-@_kernel(cache=True)
-def _metropolis(R, budget, z, slack, movable, start, cand, n_steps, state):
-    """`n_steps` random-scan Metropolis steps on the uniform law of {z : sum_i R[i, z_i] <= budget}, in place.
-
-    A step picks a movable variable, proposes a uniform other candidate value and accepts iff the regret change
-    fits in the slack. Returns (slack left, steps accepted)."""
-    m = R.shape[1]
-    accepted = 0
-    for _ in range(n_steps):
-        i = movable[_randint(state, len(movable))]
-        zi = z[i]
-        c = start[i + 1] - start[i]
-        if c > 0:                                  # listed: uniform over the list minus the current value
-            j = cand[start[i] + _randint(state, c - 1)]
-            if j == zi:
-                j = cand[start[i] + c - 1]
-        else:                                      # many candidates: redraw until a candidate other than zi
-            j = _randint(state, m)
-            while j == zi or not R[i, j] <= budget:
-                j = _randint(state, m)
-        delta = float(R[i, j]) - float(R[i, zi])        # float64 even when R is float32
-        if delta <= slack:
-            z[i] = j
-            slack -= delta
-            accepted += 1
-    return slack, accepted
-
-# %% ../nbs/02_selection.ipynb #b468d17c
-@_kernel(inline="always")
-def _g(x, floor=0.0):
-    """(1 - x/1024)^1024 (0 beyond x = 1024): exp(-x) within 1 % for x < 4.5, in ten multiplications; 0 where
-    1 - x/1024 <= `floor`."""
-    y = 1.0 - x * (1.0 / 1024.0)
-    y = y if y > floor else 0.0
-    for _ in range(10):
-        y = y * y
-    return y
-
-@_kernel(cache=True, fastmath=_FAST)
-def _mean_spend(R, budget, rows, beta, start, cand) -> float:
-    """Expected total regret of `rows` under the product law p_i(j) ∝ g(beta R[i, j]) on the candidates: over a
-    variable's list of candidates if it has one (`_scan_rows`), else over all its values."""
-    f = 0.0
-    for i in rows:
-        s0 = s1 = 0.0
-        if start[i + 1] > start[i]:
-            for p in range(start[i], start[i + 1]):
-                r = R[i, cand[p]]
-                w = _g(beta * r)
-                s0 += w
-                s1 += w * r
-        else:                                      # one vectorised pass over the row
-            for j in range(R.shape[1]):
-                r = R[i, j]
-                w = _g(beta * r) if r <= budget else 0.0
-                s0 += w
-                s1 += w * min(r, budget)           # not 0 * inf for a forbidden value
-        f += s1 / s0
-    return f
-
-# %% ../nbs/02_selection.ipynb #a90671a8
-@_kernel(cache=True)
-def _solve_beta(R, budget, rows, target, start, cand, rtol=2e-3, max_iter=40) -> float:
-    """beta >= 0 with `_mean_spend(R, budget, rows, beta, start, cand) = target`: secant steps on log f against log beta
-    (slope -1 when the regrets look exponential), kept inside a bracket."""
-    if _mean_spend(R, budget, rows, 0.0, start, cand) <= target:
-        return 0.0
-    lt = np.log(target)
-    lb = np.log(len(rows) / target)
-    lf = np.log(_mean_spend(R, budget, rows, np.exp(lb), start, cand))
-    slope, lo, hi = -1.0, -np.inf, np.inf
-    for _ in range(max_iter):
-        if abs(lf - lt) <= rtol:
-            break
-        if lf > lt:
-            lo = max(lo, lb)
-        else:
-            hi = min(hi, lb)
-        nb = lb + (lt - lf) / slope
-        if not lo < nb < hi:
-            nb = 0.5 * (lo + hi) if np.isfinite(lo) and np.isfinite(hi) else (lb + 2.0 if lf > lt else lb - 2.0)
-        f = _mean_spend(R, budget, rows, np.exp(nb), start, cand)
-        if f <= 0.0:                               # beyond the last regret: every weight but the zero ones is 0
-            hi = nb
-            continue
-        if np.log(f) != lf:
-            slope = min((np.log(f) - lf) / (nb - lb), -1e-3)
-        lb, lf = nb, np.log(f)
-    return np.exp(lb)
-
-# %% ../nbs/02_selection.ipynb #7c4ec4aa
-_NORMAL_Y = 0.5008  # g(x, _NORMAL_Y): 0 where g < 3e-308, near the smallest normal double (2.2e-308), so no subnormals
-
-@_kernel(inline="always")
-def _pick(weight, c, u, total) -> int:
-    """The q with sum(weight[:q]) <= u < sum(weight[:q+1]) and weight[q] > 0, where `total` = sum(weight[:c]) and
-    0 <= u < total: the value that the sequential walk `u -= weight[q]` along the weights picks.
-
-    Found from the nearer end with sums of blocks of 8 weights, whose additions differ from the walk's; where u is
-    nearer a boundary than `margin` (4c roundings of `total`, more than the sums of either order can differ), the
-    walk itself decides, so the pick is the walk's in every case."""
-    margin = 1e-15 * c * total
-    if u < 0.5 * total:                            # from the front: lo = sum(weight[:q])
-        lo, q = 0.0, 0
-        while q + 8 <= c:                          # a block's sum does not wait for lo: only lo's additions chain
-            block = (((weight[q] + weight[q + 1]) + (weight[q + 2] + weight[q + 3]))
-                     + ((weight[q + 4] + weight[q + 5]) + (weight[q + 6] + weight[q + 7])))
-            if u < lo + block:
-                break
-            lo += block
-            q += 8
-        while q < c - 1 and (weight[q] == 0.0 or u >= lo + weight[q]):
-            lo += weight[q]
-            q += 1
-    else:                                          # from the back: hi = sum(weight[:q]) = total - sum(weight[q:])
-        hi, q = total, c
-        while q >= 8:
-            block = (((weight[q - 8] + weight[q - 7]) + (weight[q - 6] + weight[q - 5]))
-                     + ((weight[q - 4] + weight[q - 3]) + (weight[q - 2] + weight[q - 1])))
-            if u >= hi - block:
-                break
-            hi -= block
-            q -= 8
-        while q > 1 and (weight[q - 1] == 0.0 or u < hi - weight[q - 1]):
-            hi -= weight[q - 1]
-            q -= 1
-        q -= 1
-        lo = hi - weight[q]
-    if q < c and weight[q] > 0.0 and lo + margin <= u < lo + weight[q] - margin:
-        return q
-    q = 0                                          # near a boundary: the walk
-    while q < c - 1 and (weight[q] == 0.0 or u >= weight[q]):
-        u -= weight[q]
-        q += 1
-    while weight[q] == 0.0:                        # rounding ran past the last candidate
-        q -= 1
-    return q
-
-@_kernel(cache=True, fastmath=_FAST)
-def _draw_product(R, budget, rows, beta, z, state, start, cand) -> float:
-    """z_i ~ p_i(j) ∝ g(beta R[i, j]) on the candidates of each variable in `rows` (in place; over its list of
-    candidates if it has one); returns their spend. Weights below 3e-308 count as 0: next to the touching value's
-    weight of 1 they change neither a total nor a pick."""
-    m = R.shape[1]
-    weight = np.empty(m)
-    spend = 0.0
-    for i in rows:
-        a, listed = start[i], start[i + 1] > start[i]
-        c = start[i + 1] - a if listed else m
-        total = 0.0
-        if listed:
-            for q in range(c):
-                weight[q] = _g(beta * R[i, cand[a + q]], _NORMAL_Y)
-                total += weight[q]
-        else:                                      # one vectorised pass over the row
-            for j in range(m):
-                weight[j] = _g(beta * R[i, j], _NORMAL_Y) if R[i, j] <= budget else 0.0
-                total += weight[j]
-        if total <= 0.0:
-            continue
-        q = _pick(weight, c, _uniform(state) * total, total)
-        z[i] = cand[a + q] if listed else q
-        spend += R[i, z[i]]
-    return spend
-
-# %% ../nbs/02_selection.ipynb #e836c437
-@_kernel(cache=True)
-def _repair(R, z, touch, rows, slack, state):
-    "Reset random variables of `rows` that left their touching value to it until `slack >= 0`: (slack, resets)."
-    moved = np.empty(len(rows), np.int64)
-    k = 0
-    for i in rows:
-        if z[i] != touch[i]:
-            moved[k] = i
-            k += 1
-    n_moved = k
-    while slack < 0.0 and k > 0:
-        q = _randint(state, k)
-        i = moved[q]
-        moved[q] = moved[k - 1]
-        k -= 1
-        slack += float(R[i, z[i]]) - float(R[i, touch[i]])
-        z[i] = touch[i]
-    return slack, n_moved - k
-
-# %% ../nbs/02_selection.ipynb #520474a6
-@_kernel(cache=True)
-def _random_bound(R, budget, z_prev, n_sweeps, n_steps, product, n_beta_rows, seed):
-    """The random selector's kernel: touching values, then (if `product`) a product-law draw repaired to fit the
-    budget, then `n_steps` Metropolis steps (`n_sweeps` per movable variable if `n_steps < 0`).
-    Returns z and (acceptance, movable, beta, resets, moved)."""
-    state = np.full(1, seed, np.uint64)
-    touch, count, start, cand = _scan_rows(R, budget, z_prev)
-    z = touch.copy()
-    movable = np.flatnonzero(count > 1)
-    beta, resets, slack = np.nan, 0, budget
-    if product and budget > 0.0 and len(movable) > 0:
-        sub = movable
-        if len(movable) > n_beta_rows:             # beta from a random subset of the movable variables
-            sub = movable.copy()
-            for q in range(n_beta_rows):
-                p = q + _randint(state, len(movable) - q)
-                sub[q], sub[p] = sub[p], sub[q]
-            sub = np.sort(sub[:n_beta_rows])
-        beta = _solve_beta(R, budget, sub, budget * len(sub) / len(movable), start, cand)
-        slack = budget - _draw_product(R, budget, movable, beta, z, state, start, cand)
-        slack, resets = _repair(R, z, touch, movable, slack, state)
-    if n_steps < 0:
-        n_steps = int(round(n_sweeps * len(movable)))
-    accepted = 0
-    if len(movable) > 0 and n_steps > 0:
-        slack, accepted = _metropolis(R, budget, z, slack, movable, start, cand, n_steps, state)
-    moved = np.count_nonzero(z != touch)
-    return z, (accepted / n_steps if n_steps > 0 else np.nan, len(movable), beta, resets, moved)
 
 # %% ../nbs/02_selection.ipynb #20338023
 N_SWEEPS = 2        # default Metropolis sweeps after the product-law draw (the mixing diagnostic above)
@@ -417,7 +78,12 @@ class RandomWalk:
     movable variables, the product law's `beta`, the variables reset to fit the budget (`resets`) and those off
     their touching value at the end (`moved`). `R` may be float32 (sums are float64 either way)."""
 
-    def __init__(self, n_sweeps=N_SWEEPS, *, init="product", n_steps=None):
+    def __init__(self,
+                 n_sweeps=N_SWEEPS, # Metropolis sweeps per movable variable after the start
+                 *,
+                 init="product",    # the start: "product" (a product-law draw) or "touching"
+                 n_steps=None,      # the exact number of Metropolis steps instead (None: `n_sweeps` per movable variable)
+                ):
         if isinstance(n_sweeps, bool) or not (isinstance(n_sweeps, (int, float, np.number)) and np.isfinite(n_sweeps)
                                               and n_sweeps >= 0):
             raise ValueError(f"n_sweeps={n_sweeps!r} must be a finite number >= 0")
@@ -444,7 +110,7 @@ class RandomWalk:
         budget = min(float(budget), np.finfo(float).max)       # so that forbidden (+inf) values never fit
         seed = np.random.default_rng(rng).integers(2**63, dtype=np.uint64)
         try:
-            z, info = _random_bound(R, budget, z_prev, float(self.n_sweeps),
+            z, info = random_bound(R, budget, z_prev, float(self.n_sweeps),
                                     -1 if self.n_steps is None else int(self.n_steps), self.init == "product",
                                     _N_BETA_ROWS, seed)
         except ValueError:
@@ -457,12 +123,21 @@ class RandomWalk:
                              "zero in every row (the touching value)") from None
         return z, dict(zip(("acceptance", "movable", "beta", "resets", "moved"), map(float, info)))
 
-def random_walk(n_sweeps=N_SWEEPS, *, init="product", n_steps=None) -> RandomWalk:
+# %% ../nbs/02_selection.ipynb #e15f8300
+def random_walk(n_sweeps=N_SWEEPS, # Metropolis sweeps per movable variable after the start
+                *,
+                init="product",    # the start: "product" (a product-law draw) or "touching"
+                n_steps=None,      # the exact number of Metropolis steps instead (None: `n_sweeps` per movable variable)
+               ) -> RandomWalk:
     "G-MM's random bound: a uniform sample of the valid configurations (product-law start, Metropolis sweeps)."
     return RandomWalk(n_sweeps, init=init, n_steps=n_steps)
 
 # %% ../nbs/02_selection.ipynb #64cd4383
-def budgeted_argmax(R, G, budget, n_bisect=50):
+def budgeted_argmax(R,           # the regret array (n_latent, n_values)
+                    G,           # the bias's scores, shaped like `R`
+                    budget,      # the regret budget
+                    n_bisect=50, # bisection steps on the Lagrange multiplier
+                   ):
     """Lagrangian sweep for max_z sum_i G[i, z_i] s.t. sum_i R[i, z_i] <= budget: (z, lam), or (None, inf)
     when even the zero-regret choice does not fit."""
     fits = R <= budget
@@ -514,10 +189,14 @@ class _BiasedRun:
             return touching_configuration(R, z_prev), dict(lam=np.inf)
         return z, dict(lam=lam)
 
+# %% ../nbs/02_selection.ipynb #89732462
 class Biased:
     "Selector for G-MM's biased bounds: maximise a bias within the regret budget."
 
-    def __init__(self, bias, n_bisect=50):
+    def __init__(self,
+                 bias,        # a function bias(R, z_prev, rng) -> scores, or an object with start(problem, rng)
+                 n_bisect=50, # bisection steps of the Lagrangian sweep
+                ):
         if not (callable(bias) or hasattr(bias, "start")):
             raise TypeError(f"bias={bias!r} must be a function bias(R, z_prev, rng) -> scores, or have "
                             "start(problem, rng)")
@@ -536,7 +215,10 @@ class Biased:
                             "`start(problem, rng)` first")
         return _BiasedRun(self.bias, self.n_bisect)(R, budget, z_prev, rng)
 
-def biased(bias, n_bisect=50) -> Biased:
+# %% ../nbs/02_selection.ipynb #587ba594
+def biased(bias,        # a function bias(R, z_prev, rng) -> scores, or an object with start(problem, rng)
+           n_bisect=50, # bisection steps of the Lagrangian sweep
+          ) -> Biased:
     "G-MM's biased bound: argmax of a `bias` over the valid set."
     return Biased(bias, n_bisect)
 
@@ -544,7 +226,10 @@ def biased(bias, n_bisect=50) -> Biased:
 class SubsetUpdate:
     "Selector: re-impute a random subset of latent variables with the touching rule, grown until valid."
 
-    def __init__(self, fraction=0.1, growth=2.0):
+    def __init__(self,
+                 fraction=0.1, # the first subset's share of the latent variables, in (0, 1]
+                 growth=2.0,   # the factor by which the subset grows until the bound is valid, > 1
+                ):
         if not 0.0 < float(fraction) <= 1.0:
             raise ValueError(f"fraction={fraction!r} must be in (0, 1]")
         if not float(growth) > 1.0:
@@ -569,7 +254,10 @@ class SubsetUpdate:
         z[perm[:m]] = z_touch[perm[:m]]
         return z, dict(subset=m / n)
 
-def subset_update(fraction=0.1, growth=2.0) -> SubsetUpdate:
+# %% ../nbs/02_selection.ipynb #c3bd68d5
+def subset_update(fraction=0.1, # the first subset's share of the latent variables, in (0, 1]
+                  growth=2.0,   # the factor by which the subset grows until the bound is valid, > 1
+                 ) -> SubsetUpdate:
     "G-MM's subset rule: touching re-imputation on a random subset, enlarged (x `growth`) until the bound is valid."
     return SubsetUpdate(fraction, growth)
 

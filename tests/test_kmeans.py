@@ -177,6 +177,21 @@ def test_touching_fit_does_not_load_numba():
     assert out == ["False", "True"]
 
 
+def test_kmeans_loads_no_latent_svm_module():
+    "k-means stands alone: importing it and fitting with biased bounds load none of the latent SVM family's modules."
+    code = ("import sys, warnings, numpy as np\n"
+            "import latent_mm.kmeans\n"
+            "from latent_mm.kmeans import GMMKMeans, anti_starvation\n"
+            "warnings.simplefilter('ignore')\n"
+            "X = np.random.default_rng(0).normal(size=(300, 2))\n"
+            "fits = [GMMKMeans(4, bound='biased', bias=anti_starvation, eta=0.1, random_state=0).fit(X),\n"
+            "        GMMKMeans(4, bound='biased', eta=0.1, random_state=0).fit(X)]\n"
+            "print(all('lam' in f.trace_.info for f in fits))\n"
+            "print(','.join(m for m in ('latent_mm.lssvm', 'latent_mm.solvers', 'latent_mm.bias') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "True"                              # both fits ran the biased selector
+    assert out[1] == "", f"k-means loaded {out[1]}"
+
 def test_touching_fit_builds_no_regret_array():
     "MM asks the problem for its touching values; the (n, k) regret array is never built, and the run is the same."
     X = blobs(n=400, k=6)
@@ -185,7 +200,7 @@ def test_touching_fit_builds_no_regret_array():
     res = gmm(lazy, w0, touching(), eps=1e-12, max_iter=50)
     assert lazy._R is None
     eager = KMeansProblem(X)
-    eager.regrets(w0)                                  # from now on it keeps the array, the selector reads it
+    eager.regrets(w0)                                  # the array is built, and the selector reads it at every point
     ref = gmm(eager, w0, lambda R, budget, z_prev, rng: touching()(R, budget, z_prev, rng), eps=1e-12, max_iter=50)
     np.testing.assert_array_equal(res.z, ref.z)
     for col in ("F", "bound_prev", "bound_new", "gap", "changed"):

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import chi2_contingency
 
-from latent_mm.selection import _metropolis, _scan_rows, random_walk, touching_configuration
+from latent_mm._kernels import metropolis, scan_rows
+from latent_mm.selection import random_walk, touching_configuration
 
 
 def reference_walk(R, budget, z, n_steps, rng):
@@ -26,10 +27,10 @@ def reference_walk(R, budget, z, n_steps, rng):
 
 
 def compiled_walk(R, budget, z, n_steps, rng):
-    touch, count, start, cand = _scan_rows(R, budget, np.empty(0, np.int64))
+    touch, count, start, cand = scan_rows(R, budget, np.empty(0, np.int64))
     movable = np.flatnonzero(count > 1)
     z = np.array(z, dtype=np.int64)
-    _metropolis(R, budget, z, budget - R[np.arange(len(R)), z].sum(), movable, start, cand, n_steps,
+    metropolis(R, budget, z, budget - R[np.arange(len(R)), z].sum(), movable, start, cand, n_steps,
                 np.full(1, rng.integers(2**63), np.uint64))
     return z
 
