@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from latent_mm.bias import alpha_expansion, potts_budgeted_argmax, potts_coherence, potts_energy
 from latent_mm.experiments.scene import column
 from latent_mm.lssvm import LatentSSVM, LatentSSVMProblem
-from latent_mm.rbow import RBoWModel, initial_parts, toy_scenes
+from latent_mm.rbow import (RBoWModel, alpha_expansion, initial_parts, potts_budgeted_argmax, potts_coherence,
+                             potts_energy, toy_scenes)
 from latent_mm.runner import read_csv
 from latent_mm.theory import check_trace
 
@@ -22,17 +22,18 @@ def test_rbow_inference_equals_brute_force(rows, cols, P, K, d, seed):
     rng = np.random.default_rng(seed)
     V, n = rows * cols, 3
     model = RBoWModel(P, K, (rows, cols))
-    X, y, w = rng.normal(size=(n, V, d)), rng.integers(0, K, n), rng.normal(size=model.size_joint_feature(d))
+    X, y = rng.normal(size=(n, V, d)), rng.integers(0, K, n)
+    w = rng.normal(size=model.size_joint_feature(X))
     Z = np.array(list(itertools.product(range(P), repeat=V)))
     top, S = model.objective_terms(X, y, w)
-    bound = model.fixed_latent(X, y, rng.integers(0, P, (n, V)))
+    bound = model.bound(X, y, rng.integers(0, P, (n, V)))
     for i in range(n):
         scores = np.array([[w @ model.joint_feature(X[i], k, z) for z in Z] for k in range(K)])
         np.testing.assert_allclose(S[i].max(1).sum(), scores[y[i]].max())
         np.testing.assert_allclose(top[i], (scores + (np.arange(K) != y[i])[:, None]).max())
         phi, loss, _ = bound.loss_augmented(w, i)
         np.testing.assert_allclose(w @ phi + loss, top[i])
-        np.testing.assert_allclose(model.class_scores(X[i:i + 1], w)[0], scores.max(1))
+        np.testing.assert_allclose(model.decision_scores(X[i:i + 1], w)[0], scores.max(1))
 
 
 @settings(max_examples=30, deadline=None)
@@ -126,7 +127,7 @@ def test_a_fit_left_at_zero_says_whether_the_solver_could_see_a_descent():
         est = LatentSSVM(RBoWModel(6, len(data["classes"]), grid), C=1000.0, tol=1e-2, random_state=0).fit(X, y, h0=h0)
     messages = [str(w.message) for w in caught if w.category is UserWarning]
     assert not np.any(est.coef_) and len(messages) == 1
-    gap = est.problem_.first_solve.gap
+    gap = est.problem_.run.first.gap
     assert gap > 0 and f"its certificate allows {gap:.2g} (tol=0.01)" in messages[0]
 
 
@@ -135,8 +136,8 @@ def test_rbow_bound_oracle_sum_equals_the_per_image_oracle():
     rng = np.random.default_rng(0)
     model = RBoWModel(4, 3, (3, 4))
     X, y = rng.normal(size=(15, 12, 5)), rng.integers(0, 3, 15)
-    bound = model.fixed_latent(X, y, rng.integers(0, 4, (15, 12)))
-    w, s = rng.normal(size=model.size_joint_feature(5)), rng.uniform(0.5, 2.0, 15)
+    bound = model.bound(X, y, rng.integers(0, 4, (15, 12)))
+    w, s = rng.normal(size=model.size_joint_feature(X)), rng.uniform(0.5, 2.0, 15)
     phi, loss = bound.loss_augmented_sum(w, s)
     outs = [bound.loss_augmented(w, i) for i in range(15)]
     np.testing.assert_allclose(phi, sum(si * o[0] for si, o in zip(s, outs)), atol=1e-12)

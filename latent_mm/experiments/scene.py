@@ -10,9 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bias import potts_coherence, potts_energy
 from ..lssvm import LatentSSVM
-from ..rbow import RBoWModel, initial_parts, toy_scenes
+from ..rbow import RBoWModel, initial_parts, potts_coherence, potts_energy, toy_scenes
 from ..runner import (N_JOBS, OptionError, at_least, experiment, option_rule, run_trials, sample_std,
                               write_csv)
 
