@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 import sys
 import warnings
+from pathlib import Path
 
-from .runner import Experiment, OptionError, find_experiments
+from .runner import (FRACTION, N_JOBS, Experiment, OptionError, StaleResultsError, at_least,
+                              find_experiments, verify_results)
+from .theory import format_table
 
 # %% auto #0
-__all__ = ['EXPERIMENT_PACKAGE', 'experiment_modules', 'experiments', 'main']
+__all__ = ['EXPERIMENT_PACKAGE', 'RESULTS', 'experiment_modules', 'experiments', 'results_dir', 'results_files', 'add_verify',
+           'run_verify', 'main']
 
 # %% ../nbs/90_cli.ipynb #9920f413
 EXPERIMENT_PACKAGE = "latent_mm.experiments"
@@ -70,6 +75,77 @@ def _add_options(parser, func, rules=None):
         parser.add_argument(flag, nargs="+" if isinstance(d, (list, tuple)) else None, help=f"default: {shown}",
                             metavar=p.name.upper(), **kw)
 
+# %% ../nbs/90_cli.ipynb #0411ed92
+RESULTS = Path("nbs") / "experiments" / "results"      # the committed results, under the repository's root
+
+def results_dir() -> Path:
+    "The committed results: the folder in the repository that holds this package (an editable install), else in `.`."
+    package = Path(importlib.util.find_spec("latent_mm").origin).parent
+    return package.parent / RESULTS if (package.parent / RESULTS).is_dir() else Path.cwd() / RESULTS
+
+def results_files(names, folder) -> list[Path]:
+    "The results files `names` (stems, file names or paths), looked up in `folder`; every `*.jsonl` there if none."
+    folder = Path(folder)
+    if not names:
+        files = sorted(folder.glob("*.jsonl"))
+        if not files:
+            raise OptionError(f"--dir={str(folder)!r} holds no results files (*.jsonl)")
+        return files
+    found = []
+    for name in names:
+        path = next((c for c in (Path(name), folder / name, folder / f"{name}.jsonl") if c.is_file()), None)
+        if path is None:
+            raise OptionError(f"NAME={name!r} must be a results file, or one of {folder} without its .jsonl")
+        found.append(path)
+    return found
+
+# %% ../nbs/90_cli.ipynb #df05aeb0
+def add_verify(sub):
+    "The `verify` command and its options."
+    v = sub.add_parser("verify", help="rerun committed trials with today's code and compare them with their records")
+    v.add_argument("names", nargs="*", metavar="NAME", help="results files (e.g. kmeans_table1); default: all in --dir")
+    v.add_argument("--sample", type=_checked(at_least(1), "int"), default=1, metavar="K",
+                   help="rerun the K quickest trials of each file and the quickest of every method (default: 1)")
+    v.add_argument("--restamp", action="store_true",
+                   help="if every rerun trial matches, stamp the file's records with today's code fingerprint")
+    v.add_argument("--trial", metavar="MODULE.FUNCTION", help="the trial function of records that name none")
+    v.add_argument("--dir", help="the folder of the results files (default: the repository's nbs/experiments/results)")
+    v.add_argument("--rtol", type=_checked(FRACTION, "float"), default=1e-6, help="relative tolerance (default: 1e-06)")
+    v.add_argument("--n-jobs", dest="n_jobs", type=_checked(N_JOBS, "int"), default=1,
+                   help="trials in parallel (default: 1)")
+
+def _fingerprints(v) -> str:
+    "How many of a verified file's records carry today's fingerprint, in words."
+    if v.current == v.records:
+        return "every record carries today's code fingerprint" + (" (restamped)" if v.stamped else "")
+    return f"{v.current} of {v.records} records carry today's code fingerprint"
+
+def run_verify(args) -> int:
+    "Verify the files of `args` (the parsed `verify` options): a table per file; 0 if every rerun trial matched."
+    try:
+        files = results_files(args.names, args.dir or results_dir())
+    except OptionError as e:
+        print(f"latent-mm verify: {e}", file=sys.stderr)
+        return 2
+    bad = []
+    for path in files:
+        try:
+            v = verify_results(path, args.sample, trial=args.trial, rtol=args.rtol, restamp=args.restamp,
+                               n_jobs=args.n_jobs)
+        except (ValueError, TypeError, OSError) as e:
+            print(f"\n{path.name}: not verified: {e}", flush=True)
+            bad.append(path.name)
+            continue
+        differ = sum(r["differ"] > 0 for r in v.rows)
+        print(f"\n{path.name}: {len(v.rows)} of {v.records} trials rerun, "
+              f"{'all match' if v.ok else f'{differ} differ'}; {_fingerprints(v)}")
+        print(format_table(v.rows, floatfmt="{:.3g}"), flush=True)
+        if not v.ok:
+            bad.append(path.name)
+    print(f"\n{len(files) - len(bad)} of {len(files)} results files reproduced"
+          + (f"; not: {', '.join(bad)}" if bad else ""))
+    return 1 if bad else 0
+
 # %% ../nbs/90_cli.ipynb #0e0cb505
 class _Parser(argparse.ArgumentParser):
     "An argument parser whose errors are one line (the usage is one `--help` away)."
@@ -84,7 +160,10 @@ def main(argv=None):
     rep = sub.add_parser("reproduce", help="run an experiment of the papers and print/write its results")
     rep.add_argument("name", help="which experiment (latent-mm list shows them)")
     sub.add_parser("list", help="list the experiments: name, what they reproduce, expected run time")
+    add_verify(sub)
     head = parser.parse_args(argv[:2] if argv[:1] == ["reproduce"] else argv)
+    if head.command == "verify":
+        return run_verify(head)
     found = experiments()
     if head.command == "list":
         width = max(map(len, found))
@@ -106,6 +185,6 @@ def main(argv=None):
         exp.func(**opts)
     except OptionError as e:                   # an option that argparse could not check alone (e.g. a list's length)
         options.error(str(e))
-    except OSError as e:                       # e.g. an --out folder that cannot be made
+    except (OSError, StaleResultsError) as e:  # e.g. an --out folder that cannot be made, trials of older code
         options.exit(1, f"{options.prog}: {e}\n")
     return 0

@@ -4,7 +4,8 @@ import json
 import numpy as np
 import pytest
 
-from latent_mm.runner import load_results, run_trials
+from latent_mm.runner import (ResultsFile, StaleResultsError, code_fingerprint, load_results, record_digest, run_trials,
+                              verify_results)
 
 
 def square(seed, scale=1.0):
@@ -117,3 +118,88 @@ def test_a_bad_line_is_named(tmp_path, bad, says):
 def test_n_jobs_is_checked(n_jobs):
     with pytest.raises(ValueError, match=f"n_jobs={n_jobs!r} must be a nonzero integer"):
         run_trials(square, [dict(seed=0)], n_jobs=n_jobs)
+
+
+def _records(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(path, records):
+    "Write records as another version of the code would have: each with a digest of what it holds."
+    path.write_text("".join(json.dumps({**r, "digest": record_digest({k: v for k, v in r.items() if k != "digest"})})
+                            + "\n" for r in records))
+
+
+def test_records_carry_provenance_and_a_digest(tmp_path):
+    run_trials(square, [dict(seed=2)], results=tmp_path / "r.jsonl", progress=False)
+    (record,) = _records(tmp_path / "r.jsonl")
+    assert record["trial"] == f"{square.__module__}.square"
+    assert record["resolved"] == dict(seed=2, scale=1.0)            # the default the configuration left out
+    assert record["fingerprint"] == code_fingerprint(square)
+    assert record["digest"] == record_digest(record)
+
+
+def test_a_hand_edited_record_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "r.jsonl"
+    run_trials(square, [dict(seed=s) for s in range(3)], results=path, progress=False)
+    lines = path.read_text().splitlines()
+    lines[1] = lines[1].replace('"value": 1.0', '"value": 1.5')
+    path.write_text("\n".join(lines) + "\n")
+    for load in (lambda: load_results(path), lambda: run_trials(square, [dict(seed=0)], results=path, progress=False)):
+        with pytest.raises(ValueError, match="r.jsonl, line 2: the record does not match its digest"):
+            load()
+
+
+def test_stale_records_stop_the_sweep_or_rerun(tmp_path, monkeypatch):
+    calls, path = tmp_path / "calls.txt", tmp_path / "r.jsonl"
+    configs = [dict(seed=s, calls=str(calls)) for s in range(3)]
+    run_trials(counting, configs, results=path, progress=False)
+    _write(path, [{**r, "fingerprint": "0.0.0+older"} for r in _records(path)])    # computed by other code
+    with pytest.raises(StaleResultsError) as stop:
+        run_trials(counting, configs, results=path, progress=False)
+    message = str(stop.value)
+    assert message.startswith(f"{path}: 3 of this sweep's 3 stored trials do not stand for today's code (line 1: "
+                              "it was computed by code 0.0.0+older") and "\n" not in message
+    assert calls.read_text().split() == ["0", "1", "2"]                 # nothing ran
+    monkeypatch.setenv("LATENT_MM_STALE", "rerun")
+    assert [r["value"] for r in run_trials(counting, configs, results=path, progress=False)] == [0, 1, 4]
+    assert calls.read_text().split() == ["0", "1", "2"] * 2
+    assert [r["fingerprint"] for r in _records(path)] == [code_fingerprint(counting)] * 3   # replaced, not added
+
+
+def test_a_changed_default_makes_a_record_stale(tmp_path):
+    path = tmp_path / "r.jsonl"
+    run_trials(square, [dict(seed=1)], results=path, progress=False)
+    (record,) = _records(path)
+    _write(path, [{**record, "resolved": {**record["resolved"], "scale": 2.0}}])
+    with pytest.raises(StaleResultsError, match="its configuration resolved scale to 2.0, today's code to 1.0"):
+        run_trials(square, [dict(seed=1)], results=path, progress=False)
+
+
+def test_a_rewrite_is_seen_by_a_file_opened_before_it(tmp_path):
+    path = tmp_path / "r.jsonl"
+    run_trials(square, [dict(seed=s) for s in range(3)], results=path, progress=False)
+    before, rewriter = ResultsFile(path), ResultsFile(path)
+    rewriter.rewrite(lambda records: records[1:])                      # drops the trial of seed 0
+    seven = {k: v for k, v in _records(path)[0].items() if k != "digest"} | dict(config=dict(seed=7))
+    before.append(seven | dict(digest=record_digest(seven)))           # appends to the new file, not the replaced one
+    assert sorted(r["config"]["seed"] for r in before.done.values()) == [1, 2, 7]
+    assert sorted(r["config"]["seed"] for r in load_results(path).values()) == [1, 2, 7]
+
+
+def test_verify_restamps_a_file_only_when_its_trials_reproduce(tmp_path):
+    legacy = tmp_path / "legacy.jsonl"
+    run_trials(square, [dict(seed=s) for s in range(3)], results=tmp_path / "r.jsonl", progress=False)
+    records = _records(tmp_path / "r.jsonl")
+    legacy.write_text("".join(json.dumps({k: r[k] for k in ("config", "result", "seconds")}) + "\n" for r in records))
+    wrong = tmp_path / "wrong.jsonl"
+    wrong.write_text(legacy.read_text().replace('"value": 4.0', '"value": 5.0'))
+    check = verify_results(wrong, sample=3, trial=square, restamp=True)
+    assert not check.ok and not check.stamped and [r["differ"] for r in check.rows] == [0, 0, 1]
+    assert all("fingerprint" not in r for r in _records(wrong))
+    check = verify_results(legacy, trial=square, restamp=True)
+    assert check.ok and check.stamped and check.current == 3
+    stamped = _records(legacy)
+    assert {(r["fingerprint"], r["computed_by"], r["verified"]["of"]) for r in stamped} == {
+        (code_fingerprint(square), None, 3)}
+    assert run_trials(square, [dict(seed=s) for s in range(3)], results=legacy, progress=False)   # reused, not stale

@@ -14,7 +14,7 @@ from sklearn.metrics import average_precision_score
 
 from ..group_norm import GroupNormSSVM
 from ..kmeans import GMMKMeans
-from ..runner import experiment, read_csv, run_trials, write_csv
+from ..runner import experiment, read_csv, record_call, run_trials, write_csv
 from ..theory import format_table
 
 # %% auto #0
@@ -101,9 +101,9 @@ def components_per_class(est) -> np.ndarray:
 def components_trial(seed: int = 0, lams: list = LAMS, n_fixed: list = (1, 2, 3, 4, 5, 6), C: float = 1.0,
                      n_train: int = 20, n_val: int = 20, n_test: int = 300) -> dict:
     "Per-class AP on val (models trained on train) and on test (trained on train + val); components kept."
-    means = subcategory_means(random_state=seed)
+    means = record_call(subcategory_means, random_state=seed)
     rng = np.random.default_rng([seed, 1])
-    (x_tr, y_tr, _), (x_va, y_va, _), (x_te, y_te, _) = (sample_subcategories(means, n, rng)
+    (x_tr, y_tr, _), (x_va, y_va, _), (x_te, y_te, _) = (record_call(sample_subcategories, means, n, rng)
                                                        for n in (n_train, n_val, n_test))
     x_tv, y_tv = np.concatenate([x_tr, x_va]), np.concatenate([y_tr, y_va])
     out = {}
@@ -193,7 +193,7 @@ def plot_components(t3, t4, path=None):
 def reproduce(out: str = "latent_mm_results/group_norm_components", seeds: int = 1, lams: list = list(LAMS),
               n_fixed: list = [1, 2, 3, 4, 5, 6], n_test: int = 300, n_jobs: int = 2, progress: bool = True) -> dict:
     """The component-selection experiment of Chen et al. (§6.2) on the subcategory stand-in: print Tables 3 and 4,
-    write them as CSV, a PNG and the trials (resumable) to `out`. `seeds`: data sets drawn (the notebook's: 5)."""
+    write them as CSV, a PNG and the trials (resumable) to `out`. `seeds`: data sets drawn (the notebook's: 8)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = components_trials(seeds=seeds, lams=tuple(lams), n_fixed=tuple(n_fixed), n_test=n_test,

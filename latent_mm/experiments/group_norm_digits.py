@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets import load_rotated_digits
 from ..group_norm import GroupNormSSVM
-from ..runner import experiment, read_csv, run_trials, write_csv
+from ..runner import experiment, read_csv, record_call, run_trials, write_csv
 from ..theory import format_table
 
 # %% auto #0
@@ -78,7 +78,7 @@ def digits_trial(pair: list, seed: int = 0, lam: float = 1.0, C: float = 1.0, sw
                  subgradient: bool = True, repeats: int = 10) -> dict:
     """One (pair, seed): the full model (lam = 0), the group-norm model at `lam` (BCFW, and Algorithm 1's
     subgradient steps if `subgradient`) and at every `sweep` value, all started from the full model."""
-    D = load_rotated_digits(tuple(pair), random_state=seed)
+    D = record_call(load_rotated_digits, tuple(pair), random_state=seed)
     Xtr, Xte, ytr, yte = GRAYSCALE * D.X_train, GRAYSCALE * D.X_test, D.y_train, D.y_test
     H = Xtr.shape[1]
     acc = lambda pred: float(np.mean(pred == yte))

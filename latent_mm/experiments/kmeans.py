@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets import load_cloud, load_d31, load_norm25, make_gmm200
 from ..kmeans import GMMKMeans, init_centers, init_partition
-from ..runner import sample_std, read_csv, run_trials, write_csv
+from ..runner import record_call, sample_std, read_csv, run_trials, write_csv
 from ..selection import N_SWEEPS, random_walk
 from ..theory import format_table
 
@@ -63,7 +63,7 @@ def kmeans_trial(dataset: str, init: str, trial: int, eta: float = 0.02, bound: 
     `n_sweeps` and `walk_init` configure the random bounds (`latent_mm.selection.random_walk`). Returns both runs'
     per-point objectives after the first iteration and at the end, iteration counts and seconds (G-MM's only if not
     `with_kmeans`), and G-MM's mean share of the budget spent."""
-    X, k = load_dataset(dataset)
+    X, k = record_call(load_dataset, dataset)
     start = initial_state(dataset, init, trial, partition_as_bound)
     select = random_walk(n_sweeps, init=walk_init) if bound == "random" else bound
     out = {}

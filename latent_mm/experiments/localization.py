@@ -13,12 +13,12 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..bias import multifold_mil
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import sample_std, write_csv
+from ..runner import record_call, sample_std, write_csv
 
 # %% auto #0
 __all__ = ['METHODS', 'INITS', 'FULL', 'CI', 'SENSITIVITY', 'make_localization', 'initial_latents', 'standardise', 'window_jumps',
-           'localization_trial', 'table2_configs', 'summarize', 'run_table2', 'plot_figure3', 'write_table_csv',
-           'reproduce']
+           'fold_data', 'localization_trial', 'table2_configs', 'summarize', 'run_table2', 'plot_figure3',
+           'write_table_csv', 'reproduce', 'first_bound']
 
 # %% ../../nbs/experiments/02_lssvm_localization.ipynb #9bcf670e
 def _normalise(A):
@@ -98,19 +98,26 @@ def window_jumps(h_from, h_to, grid) -> np.ndarray:
     "Chebyshev distance in grid steps between windows `h_from` and `h_to` (indices on a `grid` x `grid` grid)."
     return np.maximum(np.abs(h_from // grid - h_to // grid), np.abs(h_from % grid - h_to % grid))
 
+def fold_data(init, fold, n_per_class=40, n_random=300, n_cv=5, seed=0) -> dict:
+    """What a trial trains on: the stand-in data, fold `fold` of `n_cv` (stratified) as `train` and `test`, the
+    features standardised on the training images (`X_train`, `X_test`) and the training images' initial windows `h0`."""
+    from sklearn.model_selection import StratifiedKFold
+    data = record_call(make_localization, n_per_class=n_per_class, n_random=n_random, random_state=seed)
+    X, y = data["X"], data["y"]
+    train, test = list(StratifiedKFold(n_cv, shuffle=True, random_state=seed).split(X[:, 0, 0], y))[fold]
+    X_train, X_test = standardise(X[train], X[test])
+    h0 = initial_latents(init, len(X), data["grid"], random_state=seed + 1)[train]
+    return dict(data=data, train=train, test=test, X_train=X_train, X_test=X_test, h0=h0)
+
 def localization_trial(method, init, fold, *, n_per_class=40, n_cv=5, n_folds_bias=10, n_random=300, C=2.5,
                        max_iter=50, tol=1e-3, eps=1e-3, seed=0) -> dict:
     """One cell of Table 2: train `method` from `init` latents on 4/5 of the stand-in data (features standardised
     on the training images), test on the rest. `tol` is the bound solver's certified relative gap, `eps` G-MM's
     stopping gap."""
-    from sklearn.model_selection import StratifiedKFold
     from latent_mm.theory import InvariantError, check_trace
-    data = make_localization(n_per_class=n_per_class, n_random=n_random, random_state=seed)
-    X, y, grid = data["X"], data["y"], data["grid"]
-    splits = list(StratifiedKFold(n_cv, shuffle=True, random_state=seed).split(X[:, 0, 0], y))
-    train, test = splits[fold]
-    X_train, X_test = standardise(X[train], X[test])
-    h0 = initial_latents(init, len(X), grid, random_state=seed + 1)[train]
+    d = fold_data(init, fold, n_per_class, n_random, n_cv, seed)
+    data, train, test, X_train, X_test, h0 = (d[k] for k in ("data", "train", "test", "X_train", "X_test", "h0"))
+    y, grid = data["y"], data["grid"]
     kw = dict(METHODS[method])
     if kw["bound"] == "biased":
         kw["bias"] = multifold_mil(n_folds_bias, tol=tol)
@@ -229,3 +236,18 @@ def reproduce(out: str = "latent_mm_results/lssvm", n_per_class: int = 20, n_ran
     plt.close(fig)
     print(f"\nwrote {out / 'table2.csv'}, {out / 'trials.jsonl'} and {out / 'figure3.png'}")
     return table
+
+# %% ../../nbs/experiments/02_lssvm_localization.ipynb #bf36ee89
+def first_bound(init, fold, *, n_per_class=20, n_random=100, n_cv=5, C=2.5, tol=1e-4, max_passes=3000, seed=0) -> dict:
+    """The first bound of a Table 2 trial, minimised on its own to the relative duality gap `tol`: its minimum
+    `primal`, the certified lower bound `dual` on it, the minimiser's norm, and the objective (8) there."""
+    from latent_mm.lssvm import LatentSSVMProblem
+    from latent_mm.solvers import solve_ssvm
+    d = fold_data(init, fold, n_per_class, n_random, n_cv, seed)
+    y = d["data"]["y"][d["train"]]
+    model = LatentMulticlass(int(d["data"]["y"].max()) + 1)
+    res = solve_ssvm(model.fixed_latent(d["X_train"], y, d["h0"]), 1.0 / C, tol=tol, max_passes=max_passes,
+                     random_state=0, warn=False)
+    return dict(primal=res.primal, dual=float(res.primal - res.gap), w_norm=float(np.linalg.norm(res.w)),
+                certified=bool(res.converged), passes=int(res.n_passes), features=int(d["X_train"].shape[2]),
+                objective=LatentSSVMProblem(model, d["X_train"], y, C).objective(res.w))

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..lssvm import LatentSSVM
 from ..rbow import RBoWModel, initial_parts, potts_coherence, potts_energy, toy_scenes
-from ..runner import (N_JOBS, OptionError, at_least, experiment, option_rule, run_trials, sample_std,
-                              write_csv)
+from ..runner import (N_JOBS, OptionError, at_least, experiment, option_rule, record_call, run_trials,
+                              sample_std, write_csv)
 
 # %% auto #0
 __all__ = ['METHODS', 'LAMBDAS', 'PAPER', 'FULL', 'CI', 'scene_trial', 'column', 'table3_configs', 'summarize', 'run_table3',
@@ -47,8 +47,8 @@ def scene_trial(method, init, lam=0.0, seed=0, run=0, *, grid=(10, 10), n_pairs=
     `max_passes` are the bound solver's certificate (relative duality gap) and budget."""
     from latent_mm.theory import InvariantError, check_trace
     grid = tuple(grid)
-    data = toy_scenes(n_train + n_test, n_pairs=n_pairs, grid=grid, separation=separation, n_nuisance=n_nuisance,
-                      nuisance=nuisance, context=context, random_state=data_seed)
+    data = record_call(toy_scenes, n_train + n_test, n_pairs=n_pairs, grid=grid, separation=separation,
+                       n_nuisance=n_nuisance, nuisance=nuisance, context=context, random_state=data_seed)
     X, y, parts = data["X"], data["y"], data["parts"]
     train = _split(y, n_train)
     h0 = initial_parts(X[train], n_parts, grid, init, lam, random_state=seed)
@@ -219,8 +219,8 @@ def first_bound(init, lam=0.0, seed=0, *, C=1000.0, tol=1e-2, max_passes=3000, g
     from latent_mm.lssvm import LatentSSVMProblem
     from latent_mm.solvers import solve_ssvm
     grid = tuple(grid)
-    data = toy_scenes(n_train + n_test, n_pairs=n_pairs, grid=grid, separation=separation, n_nuisance=n_nuisance,
-                      nuisance=nuisance, context=context, random_state=data_seed)
+    data = record_call(toy_scenes, n_train + n_test, n_pairs=n_pairs, grid=grid, separation=separation,
+                       n_nuisance=n_nuisance, nuisance=nuisance, context=context, random_state=data_seed)
     train = _split(data["y"], n_train)
     X, y = data["X"][train], data["y"][train]
     h0 = initial_parts(X, n_parts, grid, init, lam, random_state=seed)
@@ -229,4 +229,3 @@ def first_bound(init, lam=0.0, seed=0, *, C=1000.0, tol=1e-2, max_passes=3000, g
     F = LatentSSVMProblem(model, X, y, C).objective(res.w)
     return dict(primal=res.primal, dual=float(res.primal - res.gap), w_norm=float(np.linalg.norm(res.w)),
                 certified=bool(res.converged), passes=res.n_passes, objective=float(F))
-

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..datasets import load_rotated_digits
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import experiment, write_csv
+from ..runner import experiment, record_call, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -26,7 +26,7 @@ METHODS = ("CCCP", "SPL", "no latent")
 def digits_trial(method, pair, C, *, eps=1e-3, tol=1e-3, max_passes=300, max_iter=80, data_seed=0) -> dict:
     "One point of Figure 3: train `method` on the rotated digits of `pair` with `C`; test on the held-out images."
     import warnings
-    data = load_rotated_digits(tuple(pair), random_state=data_seed)
+    data = record_call(load_rotated_digits, tuple(pair), random_state=data_seed)
     mid = len(data.angles) // 2                                   # the angle 0: the image as observed
     X_train, X_test = data.X_train, data.X_test
     h0 = np.full(len(X_train), mid)

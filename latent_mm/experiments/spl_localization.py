@@ -12,7 +12,7 @@ import numpy as np
 
 from .localization import initial_latents, make_localization
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import sample_std, experiment, write_csv
+from ..runner import experiment, record_call, sample_std, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -26,7 +26,7 @@ def spl_localization_trial(method, fold, *, n_per_class=20, n_random=100, C=10.0
     "One fold of Table 2: train `method` from random windows on 4/5 of the stand-in data; test on the rest."
     import warnings
     from sklearn.model_selection import StratifiedKFold
-    data = make_localization(n_per_class=n_per_class, n_random=n_random, random_state=seed)
+    data = record_call(make_localization, n_per_class=n_per_class, n_random=n_random, random_state=seed)
     X, y = data["X"], data["y"]
     train, test = list(StratifiedKFold(n_cv, shuffle=True, random_state=seed).split(X[:, 0, 0], y))[fold]
     h0 = initial_latents("random", len(X), data["grid"], random_state=seed + 1)[train]

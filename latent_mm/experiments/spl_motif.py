@@ -12,13 +12,13 @@ import numpy as np
 
 from ..criteria import Entropy
 from ..lssvm import LatentBinary, LatentSSVM
-from ..runner import sample_std, experiment, write_csv
+from ..runner import experiment, record_call, sample_std, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
 __all__ = ['PROTEINS', 'METHODS', 'FULL', 'CI', 'sample_markov', 'make_motif_data', 'motif_features', 'mean_hamming',
-           'motif_trial', 'table1_configs', 'run_table1', 'best_seed', 'summarize', 'stuck_table', 'plot_figure2',
-           'write_tables', 'reproduce']
+           'motif_trial', 'table1_configs', 'run_table1', 'best_seed', 'summarize', 'stuck_runs', 'stuck_table',
+           'plot_figure2', 'write_tables', 'reproduce']
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #f8c4aac1
 PROTEINS = {
@@ -95,7 +95,8 @@ def motif_trial(method, protein, fold, seed, *, n=400, length=40, C=150.0, eps=N
     import warnings
     from sklearn.model_selection import train_test_split
     p = PROTEINS[protein]
-    data = make_motif_data(n=n, length=length, **p, random_state=data_seed * 100 + list(PROTEINS).index(protein))
+    data = record_call(make_motif_data, n=n, length=length, **p,
+                       random_state=data_seed * 100 + list(PROTEINS).index(protein))
     X, y, m = motif_features(data["seqs"], p["motif_length"]), data["y"], p["motif_length"]
     train, test = train_test_split(np.arange(n), test_size=0.5, stratify=y, random_state=fold)
     rng = np.random.default_rng(1000 + seed)
@@ -120,6 +121,8 @@ def motif_trial(method, protein, fold, seed, *, n=400, length=40, C=150.0, eps=N
         out["hamming_curve"] = [mean_hamming(seqs[pos & v], z[pos & v], m)
                                 for v, z in zip(H["selected"], H["latent"])]
         out["share_curve"] = H["share"].round(4).tolist()
+        out["positive_share_curve"] = [round(float(np.mean(v[pos])), 4) for v in H["selected"]]    # selected, by class
+        out["negative_share_curve"] = [round(float(np.mean(v[~pos])), 4) for v in H["selected"]]
     return out
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #2f20175b
@@ -159,12 +162,19 @@ def summarize(rows) -> list[dict]:
                             n_folds=len(sel)))
     return out
 
-def stuck_table(rows, threshold=0.5) -> list[dict]:
-    "Runs stuck in a bad optimum (test error >= `threshold`) over all runs, mean run time and iterations per method."
-    out = []
+def stuck_runs(rows) -> list[bool]:
+    """Whether each run is stuck in a bad optimum: it ends closer to F(0) = 1, the objective of w = 0 (a model that
+    has learned nothing), than to the typical objective of its (protein, fold), the median over all its runs."""
+    keys = dict.fromkeys((r["protein"], r["fold"]) for r in rows)
+    typical = {k: float(np.median([r["objective"] for r in rows if (r["protein"], r["fold"]) == k])) for k in keys}
+    return [r["objective"] > (1.0 + typical[r["protein"], r["fold"]]) / 2 for r in rows]
+
+def stuck_table(rows) -> list[dict]:
+    "Runs stuck in a bad optimum (`stuck_runs`) over all runs, mean run time and iterations per method."
+    out, stuck_of = [], dict(zip(map(id, rows), stuck_runs(rows)))
     for m in dict.fromkeys(r["method"] for r in rows):
         sel = [r for r in rows if r["method"] == m]
-        stuck = sum(r["test_error"] >= threshold for r in sel)
+        stuck = sum(stuck_of[id(r)] for r in sel)
         out.append(dict(method=m, runs=len(sel), stuck=stuck, stuck_pct=100.0 * stuck / len(sel),
                         seconds=float(np.mean([r["seconds"] for r in sel])),
                         n_iter=float(np.mean([r["n_iter"] for r in sel])),

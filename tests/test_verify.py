@@ -1,0 +1,43 @@
+"""The committed results still come from today's code: `latent-mm verify` reruns the quickest trial (and the quickest
+of every method) of every committed results file whose sample took seconds, and every committed file's records carry
+the fingerprint of the code they stand for."""
+from pathlib import Path
+
+import pytest
+
+from latent_mm.cli import main
+from latent_mm.runner import load_results, sample_trials
+
+RESULTS = Path(__file__).resolve().parents[1] / "nbs" / "experiments" / "results"
+FILES = sorted(RESULTS.glob("*.jsonl"))
+QUICK = 2.0          # recorded seconds of a file's sampled trials, at most, for CI to rerun them
+STALE = {            # files computed before the self-paced estimator's changes: rerun their notebooks' slow cells
+    "spl_digits_full", "spl_localization_full", "spl_motif_full"}
+
+
+def records(path):
+    return list(load_results(path).values())
+
+
+def quick(path) -> bool:
+    "Whether the trials `latent-mm verify` samples from `path` took at most QUICK seconds when recorded."
+    return sum(r["seconds"] for r in sample_trials(records(path))) <= QUICK
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.stem not in STALE and quick(p)], ids=lambda p: p.stem)
+def test_committed_trials_reproduce(path, capsys):
+    status = main(["verify", str(path)])
+    assert status == 0, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_committed_records_carry_fingerprints(path, request):
+    if path.stem in STALE:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="records from before fingerprints, not reproduced by "
+                                              "today's code: LATENT_MM_STALE=rerun, then the notebook's slow cell"))
+    assert all(r.get("fingerprint") and r.get("trial") for r in records(path))
+
+
+def test_ci_reruns_some_committed_files():
+    rerun = {p.stem for p in FILES if p.stem not in STALE and quick(p)}
+    assert {"kmeans_table1", "scene_full"} <= rerun, rerun
