@@ -131,7 +131,7 @@ def test_cli_spl_motif_and_resume(tmp_path, capsys):
             "--n-jobs", "1"]
     main(args)
     stuck = read_csv(tmp_path / "spl_motif_stuck.csv")          # every method's runs counted, 3 proteins each
-    assert [r["method"] for r in stuck] == ["CCCP", "SPL", "SPL entropy", "SPL novelty"]
+    assert [r["method"] for r in stuck] == ["CCCP", "SPL", "SPL entropy", "SPL novelty", "G-MM SPL"]
     trials = tmp_path / "trials.jsonl"
     lines = trials.read_text().splitlines()
     assert len(lines) == 12                                   # 3 proteins x 4 methods

@@ -16,7 +16,7 @@ from ..runner import experiment, record_call, sample_std, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
-__all__ = ['PROTEINS', 'METHODS', 'FULL', 'CI', 'sample_markov', 'make_motif_data', 'motif_features', 'mean_hamming',
+__all__ = ['PROTEINS', 'METHODS', 'GMM_SPL', 'FULL', 'CI', 'sample_markov', 'make_motif_data', 'motif_features', 'mean_hamming',
            'motif_trial', 'table1_configs', 'run_table1', 'best_seed', 'summarize', 'stuck_runs', 'stuck_table',
            'plot_figure2', 'write_tables', 'reproduce']
 
@@ -67,7 +67,8 @@ def motif_features(seqs, motif_length) -> np.ndarray:
     return np.concatenate([X.reshape(n, win.shape[1], -1), np.ones((n, win.shape[1], 1))], axis=2)
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #47395ffd
-METHODS = {"CCCP": None, "SPL": "slack", "SPL entropy": "entropy", "SPL novelty": "novelty"}
+METHODS = {"CCCP": None, "SPL": "slack", "SPL entropy": "entropy", "SPL novelty": "novelty", "G-MM SPL": "slack"}
+GMM_SPL = dict(bound="random", eta=0.1)          # G-MM self-paced learning: random bounds for h in every stage
 
 def mean_hamming(seqs, starts, motif_length) -> float:
     "Average normalised Hamming distance between the windows seqs[i, starts[i]:starts[i] + m] over all pairs i != j."
@@ -86,7 +87,7 @@ def _estimator(method, C, eps, tol, max_iter, seed):
         return LatentSSVM(LatentBinary(), C=C, eps=eps, tol=tol, max_iter=max_iter, random_state=seed)
     criterion = Entropy(1.0) if METHODS[method] == "entropy" else METHODS[method]
     return SelfPacedSSVM(LatentBinary(), C=C, criterion=criterion, eps=eps, tol=tol, max_iter=max_iter,
-                         random_state=seed)
+                         random_state=seed, **(GMM_SPL if method == "G-MM SPL" else {}))
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #2668128f
 def motif_trial(method, protein, fold, seed, *, n=400, length=40, C=150.0, eps=None, tol=1e-3, max_iter=60,
