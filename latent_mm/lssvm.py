@@ -211,6 +211,9 @@ def loss_augmented_sum(self: FixedLatentBound, w, s) -> tuple:
 @patch
 def enumerate(self: FixedLatentBound, i) -> tuple:
     "Every output (y, h) of example i that exists (finite score): joint features (m, D) and losses (small problems)."
+    if tuple(self.model.latent_shape(self.X)) != ():
+        raise NotImplementedError(f"{self.model!r} has several latent variables per example: its bound enumerates "
+                                  "its own outputs (override `enumerate` on the model's bound)")
     x = self.X[i:i + 1]
     exists = np.isfinite(self.model.scores(x, np.zeros(self.n_features)))[0]      # (n_latent, n_classes)
     h, y = np.nonzero(exists.T)[::-1]                                              # class-major order

@@ -101,6 +101,17 @@ def feature_sum(self: RBoWModel, X, y, h, s) -> np.ndarray:
     "sum_i s_i phi(x_i, y_i, h_i), shape (P d + K P,)."
     return s @ self.joint_features(X, y, h)
 
+# %% ../nbs/11_rbow.ipynb #c0ffee11
+@patch
+def feature_block(self: RBoWModel, X, y, h):
+    "Not defined: an image's feature sums its regions' rows into the part blocks (see `joint_features`)."
+    raise NotImplementedError("RBoWModel's joint feature is not one row in one block: use joint_features or feature_sum")
+
+@patch
+def feature_rows(self: RBoWModel, X, y, h):
+    "Not defined: an image's feature sums its regions' rows into the part blocks (see `joint_features`)."
+    raise NotImplementedError("RBoWModel's joint feature is not one row in one block: use joint_features or feature_sum")
+
 # %% ../nbs/11_rbow.ipynb #087913a4
 def _class_scores(A, U) -> np.ndarray:
     "mean_r max_p (A[i, r, p] + U[y, p]) of part scores A (n, V, P) and u (K, P), shape (n, K)."
