@@ -268,9 +268,10 @@ def objective(self: LatentSSVMProblem, w) -> float:
 # %% ../nbs/06_lssvm.ipynb #816b5bfb
 @patch
 def regrets(self: LatentSSVMProblem, w) -> np.ndarray:
-    "r_i(h; w) for every latent variable and value, shape (n * prod(latent_shape), n_values)."
+    "r_i(h; w) for every latent variable and value, shape (n * prod(latent_shape), n_values); +inf where h cannot be."
     _, S_true = self.terms(w)
-    R = (S_true.max(2, keepdims=True) - S_true) * (self.s[:, None, None] / self.n)
+    R = S_true.max(2, keepdims=True) - S_true
+    R = np.where(np.isinf(R), np.inf, R * (self.s[:, None, None] / self.n))   # weight 0 leaves values it cannot take at +inf
     return R.reshape(-1, R.shape[2])
 
 @patch

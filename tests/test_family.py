@@ -95,3 +95,21 @@ def test_solver_names_mean_the_bound_solver_everywhere():
     for est in (LatentSSVM(solver="newton"), SelfPacedSSVM(solver="newton"), GroupNormSSVM(solver="newton")):
         with pytest.raises(ValueError, match="'solver' parameter"):
             est.fit(X, y, h0=h0)
+
+
+def test_zero_weights_keep_impossible_values_impossible():
+    "An example of weight 0 (one self-paced learning leaves out) has regret 0 for its values and +inf for the others."
+    from latent_mm.lssvm import LatentSSVMProblem
+    model, X, y, h0 = _binary()
+    s = np.where(np.arange(len(X)) % 3 == 0, 0.0, 1.0)
+    R = LatentSSVMProblem(model, X, y, C=5.0, sample_weight=s).regrets(np.ones(2 * X.shape[2]))
+    assert not np.isnan(R).any()
+    negative = (y == 0)
+    assert np.isinf(R[negative, 1:]).all() and (R[negative, 0] == 0).all()
+    assert (R[(s == 0) & (y == 1)] == 0).all()
+    est = SelfPacedSSVM(model, C=5.0, bound="random", eta=0.1, max_iter=4, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y, h0=h0)
+    for stage in est.stages_[1:]:
+        check_trace(stage, eta=0.1)
