@@ -179,6 +179,7 @@ class FixedLatentBound(Oracle):
     def __init__(self, model, X, y, z):
         self.model, self.X, self.y, self.z = model, np.asarray(X, float), np.asarray(y), np.asarray(z)
         self.n_samples, self.n_features = len(self.X), model.size_joint_feature(self.X)
+        self.class_blocks = _class_blocks(model)             # the base's features and inference: a fast path
 
     def positive_features(self): return self.model.joint_features(self.X, self.y, self.z)
 
@@ -188,18 +189,24 @@ class FixedLatentBound(Oracle):
 @patch
 def loss_augmented(self: FixedLatentBound, w, i) -> tuple:
     "(phi, loss, key) of example i's loss-augmented argmax; the key (from the class and latent values) names the output."
-    x, yi = self.X[i:i + 1], self.y[i:i + 1]
-    y_hat, h_hat = self.model.loss_augmented_inference(x, yi, w)
-    if type(self.model).joint_features is LatentModel.joint_features:   # one row in one block: no (1, D) array
-        block, row = int(self.model.feature_block(x, y_hat, h_hat)[0]), self.model.feature_rows(x, y_hat, h_hat)[0]
+    model, x, yi = self.model, self.X[i:i + 1], self.y[i:i + 1]
+    if self.class_blocks:                                    # the base model itself: one row in block y, no arrays
+        S = model.augment(model.scores(x, w), yi)[0]
+        h, k = divmod(int(S.argmax()), model.n_classes)
         phi = np.zeros(self.n_features)
-        if block >= 0:
-            phi[block * len(row):(block + 1) * len(row)] = row
-    else:
-        phi = self.model.joint_features(x, y_hat, h_hat)[0]
+        phi[k * x.shape[2]:(k + 1) * x.shape[2]] = x[0, h]
+        return phi, float(model.loss(yi[0], k)), h * model.n_classes + k
+    y_hat, h_hat = model.loss_augmented_inference(x, yi, w)
+    phi = model.joint_features(x, y_hat, h_hat)[0]
     h = np.asarray(h_hat[0])
-    key = int(h) * self.model.n_classes + int(y_hat[0]) if h.ndim == 0 else (int(y_hat[0]), h.tobytes())
-    return phi, float(self.model.loss(yi[0], y_hat[0])), key
+    key = int(h) * model.n_classes + int(y_hat[0]) if h.ndim == 0 else (int(y_hat[0]), h.tobytes())
+    return phi, float(model.loss(yi[0], y_hat[0])), key
+
+def _class_blocks(model) -> bool:
+    "Whether `model` keeps the base's class-block features and inference (the oracle's fast path applies)."
+    base = LatentModel
+    return all(getattr(type(model), name) is getattr(base, name) for name in
+               ("feature_block", "feature_rows", "joint_features", "loss_augmented_inference", "augment"))
 
 @patch
 def loss_augmented_sum(self: FixedLatentBound, w, s) -> tuple:
