@@ -134,7 +134,7 @@ def test_cli_spl_motif_and_resume(tmp_path, capsys):
     assert [r["method"] for r in stuck] == ["CCCP", "SPL", "SPL entropy", "SPL novelty", "G-MM SPL"]
     trials = tmp_path / "trials.jsonl"
     lines = trials.read_text().splitlines()
-    assert len(lines) == 12                                   # 3 proteins x 4 methods
+    assert len(lines) == 15                                   # 3 proteins x 5 methods
     runs = [{**json.loads(l)["config"], **json.loads(l)["result"]} for l in lines]
     typical = {p: np.median([t["objective"] for t in runs if t["protein"] == p]) for p in ("P1", "P2", "P3")}
     for r in stuck:                 # stuck: runs closer to F(0) = 1 than to the median objective of their protein and fold
@@ -146,7 +146,7 @@ def test_cli_spl_motif_and_resume(tmp_path, capsys):
     with pytest.warns(UserWarning, match="truncated last line"):
         main(args)
     again = trials.read_text().splitlines()
-    assert len(again) == 12 and again[:5] == lines[:5]
+    assert len(again) == 15 and again[:5] == lines[:5]
     seconds = {json.dumps(json.loads(l)["config"], sort_keys=True): json.loads(l)["seconds"] for l in again}
     first = {json.dumps(json.loads(l)["config"], sort_keys=True): json.loads(l)["seconds"] for l in lines[:5]}
     assert all(seconds[k] == v for k, v in first.items())     # finished trials were not rerun
