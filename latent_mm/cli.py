@@ -12,6 +12,7 @@ import pkgutil
 import sys
 import warnings
 
+from . import __version__
 from .runner import Experiment, OptionError, find_experiments
 
 # %% auto #0
@@ -67,8 +68,9 @@ def _add_options(parser, func, rules=None):
             if rule is not None:
                 kw["choices"] = list(rule)
         shown = " ".join(map(str, d)) if isinstance(d, (list, tuple)) else d
-        parser.add_argument(flag, nargs="+" if isinstance(d, (list, tuple)) else None, help=f"default: {shown}",
-                            metavar=p.name.upper(), **kw)
+        says = getattr(rule, "rule", None) or (f"one of {', '.join(map(str, rule))}" if rule is not None else None)
+        parser.add_argument(flag, nargs="+" if isinstance(d, (list, tuple)) else None, metavar=p.name.upper(),
+                            help=f"{says}; default: {shown}" if says else f"default: {shown}", **kw)
 
 # %% ../nbs/90_cli.ipynb #0e0cb505
 class _Parser(argparse.ArgumentParser):
@@ -76,20 +78,33 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
+def _listing(found) -> str:
+    "One line per experiment: name, what it reproduces, expected run time."
+    width = max(map(len, found), default=0)
+    return "\n".join(f"{name:{width}s}  {exp.summary}; {exp.run_time}" for name, exp in found.items())
+
+def _parser(found) -> _Parser:
+    "The `latent-mm` parser: its commands, and the experiments in `reproduce --help`."
+    parser = _Parser(prog="latent-mm", description="Bound optimization for latent-variable models.")
+    parser.add_argument("--version", action="version", version=f"latent-mm {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    rep = sub.add_parser("reproduce", help="run an experiment of the papers and print/write its results",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         epilog="experiments (run times at the defaults; `latent-mm reproduce NAME --help` shows "
+                                "the options):\n" + _listing(found))
+    rep.add_argument("name", help="which experiment")
+    sub.add_parser("list", help="list the experiments: name, what they reproduce, expected run time")
+    return parser
+
+# %% ../nbs/90_cli.ipynb #c7e8bbce
 def main(argv=None):
     "Entry point of the `latent-mm` console script."
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = _Parser(prog="latent-mm", description="Bound optimization for latent-variable models.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    rep = sub.add_parser("reproduce", help="run an experiment of the papers and print/write its results")
-    rep.add_argument("name", help="which experiment (latent-mm list shows them)")
-    sub.add_parser("list", help="list the experiments: name, what they reproduce, expected run time")
-    head = parser.parse_args(argv[:2] if argv[:1] == ["reproduce"] else argv)
     found = experiments()
+    parser = _parser(found)
+    head = parser.parse_args(argv[:2] if argv[:1] == ["reproduce"] else argv)
     if head.command == "list":
-        width = max(map(len, found))
-        for name, exp in found.items():
-            print(f"{name:{width}s}  {exp.summary}; {exp.run_time}")
+        print(_listing(found))
         return 0
     if head.name not in found:
         parser.error(f"unknown experiment {head.name!r}; choose one of: {', '.join(found)}")
@@ -108,4 +123,8 @@ def main(argv=None):
         options.error(str(e))
     except OSError as e:                       # e.g. an --out folder that cannot be made
         options.exit(1, f"{options.prog}: {e}\n")
+    except KeyboardInterrupt:
+        kept = f" in {opts['out']}" if "out" in opts else ""
+        options.exit(130, f"\n{options.prog}: interrupted; the finished trials are kept{kept}, and the same "
+                          f"command resumes from them\n")
     return 0

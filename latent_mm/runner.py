@@ -27,9 +27,10 @@ except ImportError:                 # Windows: no locks, one process per results
     fcntl = None
 
 # %% auto #0
-__all__ = ['N_JOBS', 'FRACTION', 'config_key', 'parse_record', 'load_results', 'ResultsFile', 'run_trials', 'write_csv',
-           'read_csv', 'sample_std', 'option_rule', 'at_least', 'OptionError', 'check_option', 'Experiment',
-           'experiment', 'find_experiments']
+__all__ = ['N_JOBS', 'FRACTION', 'POSITIVE', 'NON_NEGATIVE', 'FOLDER', 'COMMON_OPTIONS', 'config_key', 'parse_record',
+           'load_results', 'ResultsFile', 'run_trials', 'stop_workers', 'stop_workers_at_exit', 'write_csv', 'read_csv',
+           'sample_std', 'option_rule', 'at_least', 'OptionError', 'check_option', 'greater_than', 'about',
+           'Experiment', 'experiment', 'find_experiments']
 
 # %% ../nbs/12_runner.ipynb #d62fbf7f
 def _to_json(x):
@@ -260,6 +261,8 @@ def _execute(func, todo, n_jobs, backend):
             yield _run_one(func, config)
         return
     from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+    if backend == "loky":
+        stop_workers_at_exit()
     with parallel_config(backend=backend):
         try:
             parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
@@ -270,6 +273,24 @@ def _execute(func, todo, n_jobs, backend):
                     yield from parallel(delayed(_run_one)(func, c) for c in batch)
             return
         yield from parallel(delayed(_run_one)(func, c) for c in todo)
+
+# %% ../nbs/12_runner.ipynb #22714167
+def stop_workers():
+    "Shut down joblib's reusable loky workers, if there are any (the next parallel sweep starts new ones)."
+    from joblib.externals.loky import reusable_executor
+    executor = getattr(reusable_executor, "_executor", None)   # loky's one executor per process
+    if executor is not None:
+        executor.shutdown(wait=True)
+
+def stop_workers_at_exit():
+    "Once per process: call `stop_workers` when it exits, before `multiprocessing` waits for its children."
+    from multiprocessing import util
+    global _hooked_pid
+    if _hooked_pid != os.getpid():       # a forked child registers its own
+        util.Finalize(None, stop_workers, exitpriority=20)   # before the finalisers of loky's queues (10)
+        _hooked_pid = os.getpid()
+
+_hooked_pid = None
 
 # %% ../nbs/12_runner.ipynb #e0d49526
 def write_csv(rows, path):
@@ -315,7 +336,7 @@ def option_rule(kind: type, accept: Callable, rule: str) -> Callable:
         if not accept(value):
             raise ValueError(f"must be {rule}")
         return value
-    parse.__name__ = kind.__name__
+    parse.__name__, parse.rule = kind.__name__, rule
     return parse
 
 def at_least(lo: int) -> Callable:
@@ -339,6 +360,25 @@ def check_option(name: str, value, rule):
         elif item not in rule:
             raise OptionError(f"{name}={item!r} must be one of {', '.join(map(str, rule))}")
 
+# %% ../nbs/12_runner.ipynb #0289caa1
+def greater_than(lo: float) -> Callable:
+    "The rule of a finite number option greater than `lo`."
+    return option_rule(float, lambda v: lo < v < np.inf, f"a finite number > {lo:g}")
+
+POSITIVE = greater_than(0)
+NON_NEGATIVE = option_rule(float, lambda v: 0 <= v < np.inf, "a finite number >= 0")
+FOLDER = option_rule(str, lambda v: bool(v.strip()), "a folder (not empty)")
+COMMON_OPTIONS = dict(out=FOLDER, n_jobs=N_JOBS)     # rules of the options every experiment has
+
+# %% ../nbs/12_runner.ipynb #843f33d1
+def about(seconds: float) -> str:
+    "A run time in words, rounded: 'about 40 s', 'about 3 min', 'about 1.5 h'."
+    if seconds < 60:
+        return f"about {max(5, 5 * round(seconds / 5))} s"
+    if seconds < 90 * 60:
+        return f"about {round(seconds / 60)} min"
+    return f"about {seconds / 3600:.1f} h"
+
 # %% ../nbs/12_runner.ipynb #76eb0044
 @dataclass(frozen=True)
 class Experiment:
@@ -346,29 +386,45 @@ class Experiment:
     name: str                # its name on the command line
     func: Callable           # the reproducer; its keyword arguments with defaults become options
     summary: str             # one line: which tables and figures it makes
-    run_time: str            # expected run time at the defaults, e.g. "about 1 min on 2 cores"
+    seconds: float           # measured run time at the defaults on 2 idle cores (benchmarks/run_times.py)
     options: dict = field(default_factory=dict)   # argument name -> allowed values, or a rule (text -> value)
 
-def experiment(name: str, *, summary: str, run_time: str, options: dict | None = None):
+    @property
+    def run_time(self) -> str:
+        "The expected run time at the defaults, in words."
+        return f"{about(self.seconds)} on 2 cores"
+
+def _rules(name, func, options) -> dict:
+    "Every option's rule: `options` over `COMMON_OPTIONS`; an option without one is an error (booleans need none)."
+    params = inspect.signature(func).parameters
+    unknown = [k for k in options if k not in params]
+    if unknown:
+        raise ValueError(f"options {unknown} of experiment {name!r} are not arguments of {func.__qualname__}")
+    rules = {**{k: r for k, r in COMMON_OPTIONS.items() if k in params}, **options}
+    free = [k for k, p in params.items() if p.default is not p.empty and not isinstance(p.default, bool) and k not in rules]
+    if free:
+        raise ValueError(f"options {free} of experiment {name!r} have no rule: give each one in `options` "
+                         f"(allowed values or a rule), so that a bad value is refused before any work")
+    return rules
+
+def experiment(name: str, *, summary: str, seconds: float, options: dict | None = None):
     "Decorator registering a `reproduce` function as the experiment `name` of the command line."
     if not name or not name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"name={name!r} must be a non-empty word (letters, digits, - or _)")
     if not summary or "\n" in summary:
         raise ValueError(f"summary={summary!r} must be one non-empty line")
-    options = dict(options or {})
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < np.inf:
+        raise ValueError(f"seconds={seconds!r} must be the measured run time at the defaults, a number > 0")
     def register(func):
-        params = inspect.signature(func).parameters
-        unknown = [k for k in options if k not in params]
-        if unknown:
-            raise ValueError(f"options {unknown} of experiment {name!r} are not arguments of {func.__qualname__}")
+        rules = _rules(name, func, dict(options or {}))
         @functools.wraps(func)
         def checked(*args, **kwargs):
             call = inspect.signature(func).bind(*args, **kwargs)
             call.apply_defaults()
-            for option, rule in options.items():
+            for option, rule in rules.items():
                 check_option(option, call.arguments[option], rule)
             return func(*args, **kwargs)
-        checked.experiment = Experiment(name, checked, summary, run_time, options)
+        checked.experiment = Experiment(name, checked, summary, float(seconds), rules)
         return checked
     return register
 

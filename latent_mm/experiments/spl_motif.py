@@ -12,7 +12,7 @@ import numpy as np
 
 from ..criteria import Entropy
 from ..lssvm import LatentBinary, LatentSSVM
-from ..runner import sample_std, experiment, write_csv
+from ..runner import POSITIVE, at_least, experiment, sample_std, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -198,7 +198,7 @@ def write_tables(rows, out):
     return table, stuck
 
 @experiment("spl-motif", summary="motif finding, CCCP vs SPL (slack, entropy, novelty): SPL Table 1, Figure 2",
-            run_time="about 1 h on 2 cores")
+            seconds=50, options=dict(n=at_least(4), C=POSITIVE, n_folds=at_least(1), n_seeds=at_least(1)))
 def reproduce(out: str = "latent_mm_results/spl_motif", n: int = 300, C: float = 20.0, n_folds: int = 3,
               n_seeds: int = 4, n_jobs: int = 2) -> list[dict]:
     """SPL Table 1 and Figure 2 on the motif stand-in (CCCP, SPL with slack, entropy and novelty): print the
