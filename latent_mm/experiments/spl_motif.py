@@ -177,13 +177,16 @@ def plot_figure2(rows, pairs=None, method="SPL", ax=None):
     import matplotlib.pyplot as plt
     best = {(r["protein"], r["fold"]): r for r in best_seed(rows) if r["method"] == method}
     pairs = list(best)[:3] if pairs is None else pairs
-    if ax is None:
+    own = ax is None
+    if own:
         _, ax = plt.subplots(figsize=(5, 3.2))
     for p, f in pairs:
         curve = best[p, f]["hamming_curve"]
         ax.plot(np.arange(1, len(curve) + 1), curve, "o-", ms=3, label=f"{p}, fold {f}")
     ax.set_xlabel("iteration"); ax.set_ylabel("average Hamming distance"); ax.legend(fontsize=8)
     ax.set_title(f"Figure 2 (stand-in): {method}", fontsize=9)
+    if own:
+        ax.figure.tight_layout()                  # the axis labels inside the saved figure
     return ax
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #a7a5b5a6
