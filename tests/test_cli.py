@@ -102,7 +102,8 @@ def test_ctrl_c_ends_in_one_line_and_keeps_the_finished_trials(tmp_path):
     cli = [sys.executable, "-c", "import sys; from latent_mm.cli import main; sys.exit(main())"]
     run = subprocess.Popen(cli + ["reproduce", "spl-motif", "--out", str(out), "--n", "120"], text=True,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                           env={**os.environ, "MPLBACKEND": "Agg"})
+                           env={**os.environ, "MPLBACKEND": "Agg"},   # Ctrl-C as in a terminal, even where the
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # test runner ignores it
     trials = out / "trials.jsonl"
     while run.poll() is None and not (trials.exists() and trials.read_text().strip()):
         time.sleep(0.2)
