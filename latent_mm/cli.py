@@ -14,13 +14,14 @@ import sys
 import warnings
 from pathlib import Path
 
-from .runner import (FRACTION, N_JOBS, Experiment, OptionError, StaleResultsError, at_least,
-                              find_experiments, verify_results)
+from . import __version__
+from .runner import (FOLDER, FRACTION, N_JOBS, Experiment, OptionError, StaleResultsError, at_least,
+                              find_experiments, import_trial, option_rule, verify_results)
 from .theory import format_table
 
 # %% auto #0
-__all__ = ['EXPERIMENT_PACKAGE', 'RESULTS', 'experiment_modules', 'experiments', 'results_dir', 'results_files', 'add_verify',
-           'run_verify', 'main']
+__all__ = ['EXPERIMENT_PACKAGE', 'RESULTS', 'TRIAL', 'experiment_modules', 'experiments', 'results_dir', 'results_files',
+           'add_verify', 'run_verify', 'main']
 
 # %% ../nbs/90_cli.ipynb #9920f413
 EXPERIMENT_PACKAGE = "latent_mm.experiments"
@@ -72,8 +73,9 @@ def _add_options(parser, func, rules=None):
             if rule is not None:
                 kw["choices"] = list(rule)
         shown = " ".join(map(str, d)) if isinstance(d, (list, tuple)) else d
-        parser.add_argument(flag, nargs="+" if isinstance(d, (list, tuple)) else None, help=f"default: {shown}",
-                            metavar=p.name.upper(), **kw)
+        says = getattr(rule, "rule", None) or (f"one of {', '.join(map(str, rule))}" if rule is not None else None)
+        parser.add_argument(flag, nargs="+" if isinstance(d, (list, tuple)) else None, metavar=p.name.upper(),
+                            help=f"{says}; default: {shown}" if says else f"default: {shown}", **kw)
 
 # %% ../nbs/90_cli.ipynb #0411ed92
 RESULTS = Path("nbs") / "experiments" / "results"      # the committed results, under the repository's root
@@ -99,20 +101,36 @@ def results_files(names, folder) -> list[Path]:
         found.append(path)
     return found
 
+# %% ../nbs/90_cli.ipynb #a3f1c2d4
+def _importable(name: str) -> bool:
+    "Whether `name` is the dotted name of a function that imports (`module.function`)."
+    try:
+        import_trial(name)
+    except ValueError:
+        return False
+    return True
+
+TRIAL = option_rule(str, _importable, "a trial function that imports, as module.function")
+
 # %% ../nbs/90_cli.ipynb #df05aeb0
 def add_verify(sub):
-    "The `verify` command and its options."
+    "The `verify` command and its options, each checked by its rule before any work."
     v = sub.add_parser("verify", help="rerun committed trials with today's code and compare them with their records")
     v.add_argument("names", nargs="*", metavar="NAME", help="results files (e.g. kmeans_table1); default: all in --dir")
     v.add_argument("--sample", type=_checked(at_least(1), "int"), default=1, metavar="K",
-                   help="rerun the K quickest trials of each file and the quickest of every method (default: 1)")
+                   help=f"rerun the K quickest trials of each file and the quickest of every method: "
+                        f"{at_least(1).rule}; default: 1")
     v.add_argument("--restamp", action="store_true",
                    help="if every rerun trial matches, stamp the file's records with today's code fingerprint")
-    v.add_argument("--trial", metavar="MODULE.FUNCTION", help="the trial function of records that name none")
-    v.add_argument("--dir", help="the folder of the results files (default: the repository's nbs/experiments/results)")
-    v.add_argument("--rtol", type=_checked(FRACTION, "float"), default=1e-6, help="relative tolerance (default: 1e-06)")
+    v.add_argument("--trial", type=_checked(TRIAL, "str"), metavar="MODULE.FUNCTION",
+                   help=f"the trial function of records that name none: {TRIAL.rule}")
+    v.add_argument("--dir", type=_checked(FOLDER, "str"),
+                   help=f"the folder of the results files: {FOLDER.rule}; default: the repository's "
+                        "nbs/experiments/results")
+    v.add_argument("--rtol", type=_checked(FRACTION, "float"), default=1e-6,
+                   help=f"relative tolerance: {FRACTION.rule}; default: 1e-06")
     v.add_argument("--n-jobs", dest="n_jobs", type=_checked(N_JOBS, "int"), default=1,
-                   help="trials in parallel (default: 1)")
+                   help=f"trials in parallel: {N_JOBS.rule}; default: 1")
 
 def _fingerprints(v) -> str:
     "How many of a verified file's records carry today's fingerprint, in words."
@@ -152,23 +170,40 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
+def _listing(found) -> str:
+    "One line per experiment: name, what it reproduces, expected run time."
+    width = max(map(len, found), default=0)
+    return "\n".join(f"{name:{width}s}  {exp.summary}; {exp.run_time}" for name, exp in found.items())
+
+def _parser(found) -> _Parser:
+    "The `latent-mm` parser: its commands, and the experiments in `reproduce --help`."
+    parser = _Parser(prog="latent-mm", description="Bound optimization for latent-variable models.")
+    parser.add_argument("--version", action="version", version=f"latent-mm {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    rep = sub.add_parser("reproduce", help="run an experiment of the papers and print/write its results",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         epilog="experiments (run times at the defaults; `latent-mm reproduce NAME --help` shows "
+                                "the options):\n" + _listing(found))
+    rep.add_argument("name", help="which experiment")
+    sub.add_parser("list", help="list the experiments: name, what they reproduce, expected run time")
+    add_verify(sub)
+    return parser
+
+# %% ../nbs/90_cli.ipynb #c7e8bbce
 def main(argv=None):
     "Entry point of the `latent-mm` console script."
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = _Parser(prog="latent-mm", description="Bound optimization for latent-variable models.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    rep = sub.add_parser("reproduce", help="run an experiment of the papers and print/write its results")
-    rep.add_argument("name", help="which experiment (latent-mm list shows them)")
-    sub.add_parser("list", help="list the experiments: name, what they reproduce, expected run time")
-    add_verify(sub)
+    found = experiments()
+    parser = _parser(found)
     head = parser.parse_args(argv[:2] if argv[:1] == ["reproduce"] else argv)
     if head.command == "verify":
-        return run_verify(head)
-    found = experiments()
+        try:
+            return run_verify(head)
+        except KeyboardInterrupt:
+            parser.exit(130, "\nlatent-mm verify: interrupted; no results file was changed but those reported "
+                             "restamped above\n")
     if head.command == "list":
-        width = max(map(len, found))
-        for name, exp in found.items():
-            print(f"{name:{width}s}  {exp.summary}; {exp.run_time}")
+        print(_listing(found))
         return 0
     if head.name not in found:
         parser.error(f"unknown experiment {head.name!r}; choose one of: {', '.join(found)}")
@@ -187,4 +222,8 @@ def main(argv=None):
         options.error(str(e))
     except (OSError, StaleResultsError) as e:  # e.g. an --out folder that cannot be made, trials of older code
         options.exit(1, f"{options.prog}: {e}\n")
+    except KeyboardInterrupt:
+        kept = f" in {opts['out']}" if "out" in opts else ""
+        options.exit(130, f"\n{options.prog}: interrupted; the finished trials are kept{kept}, and the same "
+                          f"command resumes from them\n")
     return 0

@@ -434,11 +434,15 @@ def build_site(root=".", out=None, n_workers: int = 2, skip_flags=None, modules=
     return summary
 
 # %% ../nbs/95_docs.ipynb #8bf80490
+_re_nb_link = re.compile(r"\]\((?![a-z][\w+.-]*:|/|#)([^)\s]+\.ipynb(?:#[^)\s]*)?)\)")
+
 def readme_markdown(root=".") -> str:
-    "The README that `nbs/index.ipynb` of the project at `root` makes."
+    "The README that `nbs/index.ipynb` of the project at `root` makes, its notebook links relative to the root."
     from nbconvert import MarkdownExporter
-    nb = nbformat.read(project_config(root).nbs_path / "index.ipynb", as_version=4)
-    return MarkdownExporter().from_notebook_node(nb)[0]
+    cfg = project_config(root)
+    nb = nbformat.read(cfg.nbs_path / "index.ipynb", as_version=4)
+    nbs = Path(cfg.nbs_path).relative_to(cfg.config_path).as_posix()
+    return _re_nb_link.sub(lambda m: f"]({nbs}/{m.group(1)})", MarkdownExporter().from_notebook_node(nb)[0])
 
 # %% ../nbs/95_docs.ipynb #5b72ccad
 def main(argv=None):

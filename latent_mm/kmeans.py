@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from fastcore.basics import patch
@@ -223,6 +224,11 @@ def anti_starvation(R,      # the regret array (n, k)
     sizes = np.bincount(R.argmin(1), minlength=k) * (k / n)
     return np.broadcast_to(-sizes, R.shape)
 
+# %% ../nbs/04_kmeans.ipynb #21093ed8
+def _at_fixed_point(t, w, z, row) -> bool:
+    "The stopping rule of eps=0: the gap is exactly 0, or the configuration repeats (so the centres do too)."
+    return row["gap"] == 0 or (t > 1 and row["changed"] == 0)
+
 # %% ../nbs/04_kmeans.ipynb #344eaea0
 def _exact_scale(X) -> float:
     """A power of two to divide X by when its squared distances would leave float32's range (|x| > 1e12 or
@@ -246,7 +252,10 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     (n_clusters, n_features) of initial centres, an integer array (n_samples,) of initial labels, or a callable
     `init(X, n_clusters, random_state) -> centres`; a partition ('random-partition' or labels) is the first bound.
     The run stops when the gap between bound and objective falls below `eps` times the data's total variance
-    (the objective of one cluster), so the rule does not depend on the data's units, like scikit-learn's `tol`."""
+    (the objective of one cluster), so the rule does not depend on the data's units, like scikit-learn's `tol`;
+    eps=0, like `tol=0`, runs until nothing changes: the gap is exactly 0 or the configuration repeats.
+    `eta` sets how much of each gap G-MM's random and biased bounds may spend; touching bounds spend none, so
+    with bound='touching' an eta other than 1 has no effect and is warned about."""
 
     def __init__(self,
                  n_clusters=8,       # k, at most n_samples
@@ -318,6 +327,9 @@ def fit(self:GMMKMeans, X, y=None):
     max_iter = _check_int("max_iter", self.max_iter, 1)
     if not (isinstance(self.eps, numbers.Real) and self.eps >= 0):
         raise ValueError(f"eps={self.eps!r} must be a number >= 0")
+    if eta != 1.0 and isinstance(self.bound, str) and self.bound == "touching":
+        warnings.warn(f"eta={eta:g} has no effect with bound='touching' (touching bounds spend no budget: the run "
+                      "is Lloyd's algorithm); use bound='random' or 'biased' for G-MM", UserWarning, stacklevel=2)
     select = self._selector()
     rs = check_random_state(self.random_state)
     w0, z0 = self._initial_state(X, rs)
@@ -326,12 +338,15 @@ def fit(self:GMMKMeans, X, y=None):
     variance = float(problem.X.var(axis=0).sum())         # F of a single cluster: the objective's scale
     eps = self.eps * variance if variance > 0 else self.eps
     res = gmm(problem, w0 / scale, select, eta=eta, eps=eps, max_iter=max_iter,
-              random_state=rs.randint(np.iinfo(np.int32).max), z0=z0)
+              random_state=rs.randint(np.iinfo(np.int32).max), z0=z0,
+              callback=_at_fixed_point if self.eps == 0 else None)
     self.cluster_centers_ = res.w * scale
     self.labels_ = problem.touching(res.w)
     self.objective_ = float(np.float64(problem.objective(res.w)) * scale * scale)
     self.inertia_ = self.objective_ * n
-    self.n_iter_, self.converged_, self.trace_ = res.n_iter, res.converged, res.trace
+    last = {k: getattr(res.trace, k)[-1] for k in ("gap", "changed")}
+    self.converged_ = res.converged or (self.eps == 0 and _at_fixed_point(res.n_iter, None, None, last))
+    self.n_iter_, self.trace_ = res.n_iter, res.trace
     self.result_ = res
     self.init_centers_ = w0
     return self

@@ -35,12 +35,13 @@ except ImportError:                 # Windows: no locks, one process per results
     fcntl = None
 
 # %% auto #0
-__all__ = ['NOT_FINGERPRINTED', 'STALE', 'N_JOBS', 'FRACTION', 'config_key', 'record_digest', 'parse_record', 'load_results',
-           'trial_name', 'resolved_config', 'code_modules', 'code_fingerprint', 'record_call', 'StaleResultsError',
-           'stale_policy', 'stale_records', 'stale_reason', 'ResultsFile', 'run_trials', 'write_csv', 'read_csv',
+__all__ = ['NOT_FINGERPRINTED', 'STALE', 'N_JOBS', 'FRACTION', 'POSITIVE', 'NON_NEGATIVE', 'FOLDER', 'COMMON_OPTIONS',
+           'config_key', 'record_digest', 'parse_record', 'load_results', 'trial_name', 'resolved_config',
+           'code_modules', 'code_fingerprint', 'record_call', 'StaleResultsError', 'stale_policy', 'stale_records',
+           'stale_reason', 'ResultsFile', 'run_trials', 'stop_workers', 'stop_workers_at_exit', 'write_csv', 'read_csv',
            'sample_std', 'is_time', 'compare_results', 'sample_trials', 'import_trial', 'Verification',
-           'verify_results', 'option_rule', 'at_least', 'OptionError', 'check_option', 'Experiment', 'experiment',
-           'find_experiments']
+           'verify_results', 'option_rule', 'at_least', 'OptionError', 'check_option', 'greater_than', 'about',
+           'Experiment', 'experiment', 'find_experiments']
 
 # %% ../nbs/12_runner.ipynb #d62fbf7f
 def _to_json(x):
@@ -480,6 +481,8 @@ def _execute(func, todo, n_jobs, backend, fingerprint=None):
             yield _run_one(func, config, fingerprint)
         return
     from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+    if backend == "loky":
+        stop_workers_at_exit()
     with parallel_config(backend=backend):
         try:
             parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
@@ -490,6 +493,24 @@ def _execute(func, todo, n_jobs, backend, fingerprint=None):
                     yield from parallel(delayed(_run_one)(func, c, fingerprint) for c in batch)
             return
         yield from parallel(delayed(_run_one)(func, c, fingerprint) for c in todo)
+
+# %% ../nbs/12_runner.ipynb #22714167
+def stop_workers():
+    "Shut down joblib's reusable loky workers, if there are any (the next parallel sweep starts new ones)."
+    from joblib.externals.loky import reusable_executor
+    executor = getattr(reusable_executor, "_executor", None)   # loky's one executor per process
+    if executor is not None:
+        executor.shutdown(wait=True)
+
+def stop_workers_at_exit():
+    "Once per process: call `stop_workers` when it exits, before `multiprocessing` waits for its children."
+    from multiprocessing import util
+    global _hooked_pid
+    if _hooked_pid != os.getpid():       # a forked child registers its own
+        util.Finalize(None, stop_workers, exitpriority=20)   # before the finalisers of loky's queues (10)
+        _hooked_pid = os.getpid()
+
+_hooked_pid = None
 
 # %% ../nbs/12_runner.ipynb #e0d49526
 def write_csv(rows, path):
@@ -657,7 +678,7 @@ def option_rule(kind: type, accept: Callable, rule: str) -> Callable:
         if not accept(value):
             raise ValueError(f"must be {rule}")
         return value
-    parse.__name__ = kind.__name__
+    parse.__name__, parse.rule = kind.__name__, rule
     return parse
 
 def at_least(lo: int) -> Callable:
@@ -681,6 +702,25 @@ def check_option(name: str, value, rule):
         elif item not in rule:
             raise OptionError(f"{name}={item!r} must be one of {', '.join(map(str, rule))}")
 
+# %% ../nbs/12_runner.ipynb #0289caa1
+def greater_than(lo: float) -> Callable:
+    "The rule of a finite number option greater than `lo`."
+    return option_rule(float, lambda v: lo < v < np.inf, f"a finite number > {lo:g}")
+
+POSITIVE = greater_than(0)
+NON_NEGATIVE = option_rule(float, lambda v: 0 <= v < np.inf, "a finite number >= 0")
+FOLDER = option_rule(str, lambda v: bool(v.strip()), "a folder (not empty)")
+COMMON_OPTIONS = dict(out=FOLDER, n_jobs=N_JOBS, stale=STALE)     # rules of the options every experiment has
+
+# %% ../nbs/12_runner.ipynb #843f33d1
+def about(seconds: float) -> str:
+    "A run time in words, rounded: 'about 40 s', 'about 3 min', 'about 1.5 h'."
+    if seconds < 60:
+        return f"about {max(5, 5 * round(seconds / 5))} s"
+    if seconds < 90 * 60:
+        return f"about {round(seconds / 60)} min"
+    return f"about {seconds / 3600:.1f} h"
+
 # %% ../nbs/12_runner.ipynb #76eb0044
 @dataclass(frozen=True)
 class Experiment:
@@ -688,8 +728,13 @@ class Experiment:
     name: str                # its name on the command line
     func: Callable           # the reproducer; its keyword arguments with defaults become options
     summary: str             # one line: which tables and figures it makes
-    run_time: str            # expected run time at the defaults, e.g. "about 1 min on 2 cores"
+    seconds: float           # measured run time at the defaults on 2 idle cores (benchmarks/run_times.py)
     options: dict = field(default_factory=dict)   # argument name -> allowed values, or a rule (text -> value)
+
+    @property
+    def run_time(self) -> str:
+        "The expected run time at the defaults, in words."
+        return f"{about(self.seconds)} on 2 cores"
 
 def _with_stale(signature: inspect.Signature) -> inspect.Signature:
     "`signature` with a keyword-only `stale` option (what to do with stale stored trials) before any **kwargs."
@@ -698,7 +743,20 @@ def _with_stale(signature: inspect.Signature) -> inspect.Signature:
     params += [p for p in signature.parameters.values() if p.kind == p.VAR_KEYWORD]
     return signature.replace(parameters=params)
 
-def experiment(name: str, *, summary: str, run_time: str, options: dict | None = None):
+def _rules(name, func, options) -> dict:
+    "Every option's rule: `options` over `COMMON_OPTIONS`; an option without one is an error (booleans need none)."
+    params = inspect.signature(func).parameters
+    unknown = [k for k in options if k not in params]
+    if unknown:
+        raise ValueError(f"options {unknown} of experiment {name!r} are not arguments of {func.__qualname__}")
+    rules = {**{k: r for k, r in COMMON_OPTIONS.items() if k in params}, **options}
+    free = [k for k, p in params.items() if p.default is not p.empty and not isinstance(p.default, bool) and k not in rules]
+    if free:
+        raise ValueError(f"options {free} of experiment {name!r} have no rule: give each one in `options` "
+                         f"(allowed values or a rule), so that a bad value is refused before any work")
+    return rules
+
+def experiment(name: str, *, summary: str, seconds: float, options: dict | None = None):
     """Decorator registering a `reproduce` function as the experiment `name` of the command line. The registered
     function takes one more option, `stale` ("stop" or "rerun"), the policy for stored trials that today's code did
     not produce."""
@@ -706,23 +764,21 @@ def experiment(name: str, *, summary: str, run_time: str, options: dict | None =
         raise ValueError(f"name={name!r} must be a non-empty word (letters, digits, - or _)")
     if not summary or "\n" in summary:
         raise ValueError(f"summary={summary!r} must be one non-empty line")
-    options = dict(options or {})
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < np.inf:
+        raise ValueError(f"seconds={seconds!r} must be the measured run time at the defaults, a number > 0")
     def register(func):
-        params = inspect.signature(func).parameters
-        unknown = [k for k in options if k not in params]
-        if unknown:
-            raise ValueError(f"options {unknown} of experiment {name!r} are not arguments of {func.__qualname__}")
+        rules = _rules(name, func, dict(options or {}))
         @functools.wraps(func)
         def checked(*args, stale: str = "stop", **kwargs):
             call = inspect.signature(func).bind(*args, **kwargs)
             call.apply_defaults()
-            for option, rule in options.items():
+            for option, rule in rules.items():
                 check_option(option, call.arguments[option], rule)
             check_option("stale", stale, STALE)
             with stale_records(stale):
                 return func(*args, **kwargs)
         checked.__signature__ = _with_stale(inspect.signature(func))
-        checked.experiment = Experiment(name, checked, summary, run_time, options | dict(stale=STALE))
+        checked.experiment = Experiment(name, checked, summary, float(seconds), rules | dict(stale=STALE))
         return checked
     return register
 

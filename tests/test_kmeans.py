@@ -205,3 +205,28 @@ def test_touching_fit_builds_no_regret_array():
     np.testing.assert_array_equal(res.z, ref.z)
     for col in ("F", "bound_prev", "bound_new", "gap", "changed"):
         np.testing.assert_array_equal(getattr(res.trace, col), getattr(ref.trace, col))
+
+
+def test_eta_without_effect_is_warned():
+    "Touching bounds spend no budget, so an eta other than 1 changes nothing there: said, as scikit-learn says of l1_ratio."
+    X = blobs(100, k=3)
+    with pytest.warns(UserWarning, match=r"eta=0.1 has no effect with bound='touching'"):
+        GMMKMeans(3, eta=0.1, random_state=0).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        GMMKMeans(3, eta=0.1, bound="random", random_state=0).fit(X)      # G-MM spends it: no warning
+        GMMKMeans(3, random_state=0).fit(X)
+
+
+def test_eps_zero_runs_until_nothing_changes(d31):
+    "eps=0 is scikit-learn's tol=0: Lloyd's algorithm runs to its fixed point, and so does G-MM, without max_iter."
+    w0 = init_centers(d31, 31, "forgy", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours = GMMKMeans(31, init=w0, eps=0).fit(d31)
+        walk = GMMKMeans(31, init="random-partition", bound="random", eta=0.02, eps=0, random_state=0).fit(d31)
+    ref = KMeans(31, init=w0, n_init=1, algorithm="lloyd", tol=0.0, max_iter=1000).fit(d31)
+    np.testing.assert_array_equal(ours.labels_, ref.labels_)
+    for est in (ours, walk):
+        assert est.converged_ and est.n_iter_ < est.max_iter
+        assert est.trace_.gap[-1] == 0 or est.trace_.changed[-1] == 0

@@ -14,7 +14,8 @@ from sklearn.metrics import average_precision_score
 
 from ..group_norm import GroupNormSSVM
 from ..kmeans import GMMKMeans
-from ..runner import experiment, read_csv, record_call, run_trials, write_csv
+from ..runner import (NON_NEGATIVE, at_least, experiment, option_rule, read_csv, record_call, run_trials,
+                              write_csv)
 from ..theory import format_table
 
 # %% auto #0
@@ -189,7 +190,8 @@ def plot_components(t3, t4, path=None):
 
 # %% ../../nbs/experiments/07_group_norm_components.ipynb #7471dd4d
 @experiment("group-norm-components", summary="group norm selects mixture components: Tables 3-4 on a VOC stand-in",
-            run_time="about 1 min")
+            seconds=10, options=dict(seeds=at_least(1), lams=NON_NEGATIVE, n_test=at_least(1), n_fixed=option_rule(
+                int, lambda v: 1 <= v <= 40, "an integer from 1 to 40 (the training examples of a class)")))
 def reproduce(out: str = "latent_mm_results/group_norm_components", seeds: int = 1, lams: list = list(LAMS),
               n_fixed: list = [1, 2, 3, 4, 5, 6], n_test: int = 300, n_jobs: int = 2, progress: bool = True) -> dict:
     """The component-selection experiment of Chen et al. (§6.2) on the subcategory stand-in: print Tables 3 and 4,

@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets import load_rotated_digits
 from ..group_norm import GroupNormSSVM
-from ..runner import experiment, read_csv, record_call, run_trials, write_csv
+from ..runner import NON_NEGATIVE, at_least, experiment, read_csv, record_call, run_trials, write_csv
 from ..theory import format_table
 
 # %% auto #0
@@ -224,7 +224,8 @@ def _pair(text) -> tuple[int, int]:
     return int(a), int(b)
 
 @experiment("group-norm-digits", summary="group norm on rotated digits: Figure 2, Tables 1-2 (angles kept, test-time cost)",
-            run_time="about 3 min on 2 cores", options={"pairs": ["1-7", "2-7", "3-8", "8-9"]})
+            seconds=23, options=dict(pairs=["1-7", "2-7", "3-8", "8-9"], seeds=at_least(1), lam=NON_NEGATIVE,
+                                     sweep=NON_NEGATIVE))
 def reproduce(out: str = "latent_mm_results/group_norm_digits", seeds: int = 1,
               pairs: list = ["1-7", "2-7", "3-8", "8-9"], lam: float = 1.0, sweep: list = [0.1, 0.3],
               n_jobs: int = 2, progress: bool = True) -> dict:

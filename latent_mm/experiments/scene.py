@@ -183,7 +183,7 @@ def write_table_csv(rows, path):
     return table
 
 @experiment("scene", summary="scene recognition with reconfigurable parts, CCCP vs G-MM (Potts bias): Tables 3-4",
-            run_time="22 min of trial time (measured; about 12 min with 2 processes)",
+            seconds=420,
             options=dict(grid=at_least(2), n_train=at_least(1), n_test=at_least(1), seeds=at_least(1),
                          prototype_seeds=at_least(0), runs=at_least(1), n_jobs=N_JOBS,
                          separation=option_rule(float, lambda v: 0 < v < float("inf"), "a finite number > 0")))

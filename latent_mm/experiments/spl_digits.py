@@ -12,7 +12,7 @@ import numpy as np
 
 from ..datasets import load_rotated_digits
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import experiment, record_call, write_csv
+from ..runner import POSITIVE, experiment, option_rule, record_call, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -108,7 +108,8 @@ FULL = dict(pairs=PAIRS, Cs=(25.0, 50.0, 100.0))                     # the commi
 CI = dict(pairs=((1, 7),), Cs=(25.0, 50.0))                           # what the tests run
 
 @experiment("spl-digits", summary="digits with a latent rotation, CCCP vs SPL vs no latent: SPL Figure 3",
-            run_time="about 30 min on 2 cores")
+            seconds=25, options=dict(Cs=POSITIVE, pairs=option_rule(str, lambda v: len(v) == 3 and v[1] == "-" and
+                set(v[::2]) <= set("0123456789") and v[0] != v[2], "two different digits a-b, e.g. 1-7")))
 def reproduce(out: str = "latent_mm_results/spl_digits", pairs: tuple = ("1-7", "2-7", "3-8", "8-9"),
               Cs: tuple = (25.0, 50.0, 100.0), n_jobs: int = 2) -> list[dict]:
     """SPL Figure 3 on the rotated-digits stand-in (`pairs` as "a-b", `Cs` the C values): print the table, write

@@ -12,7 +12,7 @@ import numpy as np
 
 from .localization import initial_latents, make_localization
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import experiment, record_call, sample_std, write_csv
+from ..runner import at_least, experiment, record_call, sample_std, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -70,7 +70,7 @@ FULL = dict(n_per_class=20, n_random=100)   # the committed full-size run
 CI = dict(n_per_class=10, n_random=100)     # what the tests run
 
 @experiment("spl-localization", summary="localization stand-in, CCCP vs SPL from random windows: SPL Table 2",
-            run_time="about 10 min on 2 cores")
+            seconds=9, options=dict(n_per_class=at_least(5), n_random=at_least(1)))
 def reproduce(out: str = "latent_mm_results/spl_localization", n_per_class: int = 20, n_random: int = 100,
               n_jobs: int = 2) -> list[dict]:
     """SPL Table 2 on the localization stand-in: print the table, write `spl_localization_table2.csv` and

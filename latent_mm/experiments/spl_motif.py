@@ -12,7 +12,7 @@ import numpy as np
 
 from ..criteria import Entropy
 from ..lssvm import LatentBinary, LatentSSVM
-from ..runner import experiment, record_call, sample_std, write_csv
+from ..runner import POSITIVE, at_least, experiment, record_call, sample_std, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -188,13 +188,16 @@ def plot_figure2(rows, pairs=None, method="SPL", ax=None):
     import matplotlib.pyplot as plt
     best = {(r["protein"], r["fold"]): r for r in best_seed(rows) if r["method"] == method}
     pairs = list(best)[:3] if pairs is None else pairs
-    if ax is None:
+    own = ax is None
+    if own:
         _, ax = plt.subplots(figsize=(5, 3.2))
     for p, f in pairs:
         curve = best[p, f]["hamming_curve"]
         ax.plot(np.arange(1, len(curve) + 1), curve, "o-", ms=3, label=f"{p}, fold {f}")
     ax.set_xlabel("iteration"); ax.set_ylabel("average Hamming distance"); ax.legend(fontsize=8)
     ax.set_title(f"Figure 2 (stand-in): {method}", fontsize=9)
+    if own:
+        ax.figure.tight_layout()                  # the axis labels inside the saved figure
     return ax
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #a7a5b5a6
@@ -209,7 +212,7 @@ def write_tables(rows, out):
     return table, stuck
 
 @experiment("spl-motif", summary="motif finding, CCCP vs SPL (slack, entropy, novelty): SPL Table 1, Figure 2",
-            run_time="about 1 h on 2 cores")
+            seconds=50, options=dict(n=at_least(4), C=POSITIVE, n_folds=at_least(1), n_seeds=at_least(1)))
 def reproduce(out: str = "latent_mm_results/spl_motif", n: int = 300, C: float = 20.0, n_folds: int = 3,
               n_seeds: int = 4, n_jobs: int = 2) -> list[dict]:
     """SPL Table 1 and Figure 2 on the motif stand-in (CCCP, SPL with slack, entropy and novelty): print the

@@ -17,7 +17,7 @@ from ..theory import MinOfQuadratics, SmoothDC, format_table, plot_trace, random
 __all__ = ['reproduce']
 
 # %% ../../nbs/experiments/00_theory.ipynb #115cd363
-@experiment("theory", summary="G-MM invariants and Theorems 1-2 on toy problems", run_time="a few seconds",
+@experiment("theory", summary="G-MM invariants and Theorems 1-2 on toy problems", seconds=9,
             options=dict(seeds=at_least(1)))
 def reproduce(out: str = "latent_mm_results/theory", seeds: int = 5) -> list[dict]:
     """Check G-MM's invariants and Theorems 1-2 on the toy problems: print a table, write `theory.png`/`theory.csv`."""

@@ -1,0 +1,42 @@
+"""README.md as read on a source forge: its links lead to files of the repository, its install line works."""
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_relative_link_leads_to_a_file_of_the_repository():
+    links = re.findall(r"\]\(([^)\s]+)\)", README)
+    relative = [l.partition("#")[0] for l in links if not re.match(r"[a-z][\w+.-]*:|#", l)]
+    assert len(relative) >= 20, relative                      # the pages' tables
+    missing = [l for l in relative if not (ROOT / l).is_file()]
+    assert not missing, f"README.md links to files that are not in the repository: {missing}"
+
+
+def install_line() -> str:
+    "The README's shell line that installs the system packages."
+    (line,) = [l for l in README.splitlines() if "apt-get install" in l and not l.startswith(("|", "`"))]
+    return line
+
+
+def run_install(tmp_path, with_npm: bool) -> list[str]:
+    "The apt-get commands the install line runs on a machine that has npm or not (sudo and apt-get recorded)."
+    bin_ = tmp_path / ("with" if with_npm else "without")
+    bin_.mkdir()
+    log = bin_ / "apt.log"
+    (bin_ / "sudo").write_text('#!/bin/sh\nexec "$@"\n')
+    (bin_ / "apt-get").write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
+    tools = ["sudo", "apt-get"] + (["npm"] if with_npm else [])
+    if with_npm:
+        (bin_ / "npm").write_text("#!/bin/sh\n")
+    for t in tools:
+        (bin_ / t).chmod(0o755)
+    subprocess.run(["/bin/bash", "-c", install_line()], env={"PATH": str(bin_)}, check=True)
+    return log.read_text().splitlines()
+
+
+def test_install_line_adds_npm_only_where_it_is_missing(tmp_path):
+    assert run_install(tmp_path, with_npm=False) == ["update", "install -y chromium", "install -y npm"]
+    assert run_install(tmp_path, with_npm=True) == ["update", "install -y chromium"]
