@@ -15,7 +15,8 @@ from fastcore.basics import patch
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from ._kernels import dense_to_csr, dual_point, group_prox, inner_passes, insert_planes, oracle_round, set_truth
+from ._kernels import (dense_to_csr, dual_point, group_prox, inner_passes, insert_planes, oracle_round,
+                               set_truth)
 
 # %% auto #0
 __all__ = ['SOLVERS', 'Oracle', 'EnumeratedSSVM', 'random_ssvm', 'Regularizer', 'L2', 'GroupL2', 'primal_objective',
@@ -148,9 +149,9 @@ def random_ssvm(n=20,            # examples
 # %% ../nbs/05_ssvm_solvers.ipynb #3d5e9a01
 class Regularizer:
     """The contract of the regularizer R of eq. (1): `value`, `subgradient` and `cvxpy` for the primal methods and the
-    reference; the conjugate R* and `prox` = grad R* for the dual methods (BCFW, the cutting-plane method). A regularizer
-    of the form ridge/2 ||w||^2 + sum_p mu_p ||w_p|| states it by `ridge`, `groups` and `mu` (the sequential dual
-    method reads them); others leave them None."""
+    reference; the conjugate R* and `prox` = grad R* for the dual methods (BCFW, the cutting-plane method). A
+    regularizer of the form ridge/2 ||w||^2 + sum_p mu_p ||w_p|| states it by `ridge`, `groups` and `mu` (the
+    sequential dual method reads them); others leave them None."""
     exact_line_search: bool = False  # True only where R*(v) = 1/2 ||v||^2 (BCFW's step, the restricted dual exact)
     strong_convexity: float = 1.0    # sigma with R - sigma/2 ||w||^2 convex: R* is (1/sigma)-smooth (BCFW's step)
     ridge: float | None = None       # rho of R = rho/2 ||w||^2 + sum_p mu_p ||w_p|| (None: R is not of that form)
@@ -951,7 +952,8 @@ def _csr_rows(Phi, D) -> sp.csr_matrix:
 
 def _kernel_csr(A) -> tuple:
     "(indptr int64, indices int32, data float64) of a CSR matrix: one signature for the kernels."
-    return A.indptr.astype(np.int64, copy=False), A.indices.astype(np.int32, copy=False), A.data.astype(float, copy=False)
+    indptr, indices = A.indptr.astype(np.int64, copy=False), A.indices.astype(np.int32, copy=False)
+    return indptr, indices, A.data.astype(float, copy=False)
 
 # %% ../nbs/05_ssvm_solvers.ipynb #fcfeaa70
 def _oracle_rows(oracle, w, ex, D) -> tuple:
