@@ -11,6 +11,7 @@ from latent_mm.runner import load_results, sample_trials
 RESULTS = Path(__file__).resolve().parents[1] / "nbs" / "experiments" / "results"
 FILES = sorted(RESULTS.glob("*.jsonl"))
 QUICK = 2.0          # recorded seconds of a file's sampled trials, at most, for CI to rerun them
+ALWAYS = {"lssvm_first_bound"}   # slower when recorded, under a second today: a trial function no notebook test runs
 STALE = {            # files computed before the self-paced estimator's changes: rerun their notebooks' slow cells
     "spl_digits_full", "spl_localization_full", "spl_motif_full"}
 
@@ -20,8 +21,8 @@ def records(path):
 
 
 def quick(path) -> bool:
-    "Whether the trials `latent-mm verify` samples from `path` took at most QUICK seconds when recorded."
-    return sum(r["seconds"] for r in sample_trials(records(path))) <= QUICK
+    "Whether CI reruns `path`: its sampled trials took at most QUICK seconds when recorded, or it is in ALWAYS."
+    return path.stem in ALWAYS or sum(r["seconds"] for r in sample_trials(records(path))) <= QUICK
 
 
 @pytest.mark.parametrize("path", [p for p in FILES if p.stem not in STALE and quick(p)], ids=lambda p: p.stem)
@@ -40,4 +41,4 @@ def test_committed_records_carry_fingerprints(path, request):
 
 def test_ci_reruns_some_committed_files():
     rerun = {p.stem for p in FILES if p.stem not in STALE and quick(p)}
-    assert {"kmeans_table1", "scene_full"} <= rerun, rerun
+    assert {"kmeans_table1", "scene_full", "lssvm_first_bound"} <= rerun, rerun

@@ -246,7 +246,7 @@ def first_bound(init, fold, *, n_per_class=20, n_random=100, n_cv=5, C=2.5, tol=
     d = fold_data(init, fold, n_per_class, n_random, n_cv, seed)
     y = d["data"]["y"][d["train"]]
     model = LatentMulticlass(int(d["data"]["y"].max()) + 1)
-    res = solve_ssvm(model.fixed_latent(d["X_train"], y, d["h0"]), 1.0 / C, tol=tol, max_passes=max_passes,
+    res = solve_ssvm(model.bound(d["X_train"], y, d["h0"]), 1.0 / C, tol=tol, max_passes=max_passes,
                      random_state=0, warn=False)
     return dict(primal=res.primal, dual=float(res.primal - res.gap), w_norm=float(np.linalg.norm(res.w)),
                 certified=bool(res.converged), passes=int(res.n_passes), features=int(d["X_train"].shape[2]),
