@@ -21,8 +21,8 @@ from ._kernels import (dense_to_csr, dual_point, group_prox, inner_passes, inser
 # %% auto #0
 __all__ = ['SOLVERS', 'Oracle', 'EnumeratedSSVM', 'random_ssvm', 'Regularizer', 'L2', 'GroupL2', 'primal_objective',
            'solve_cvxpy', 'SSVMState', 'SSVMResult', 'BoundSolver', 'bcfw', 'BCFW', 'simplex_qp', 'CutSet',
-           'cutting_plane', 'CuttingPlane', 'solve_ssvm', 'AutoSolver', 'SDMState', 'sdm', 'SDM', 'subgradient_descent',
-           'Subgradient', 'make_solver', 'SolverRun']
+           'cutting_plane', 'CuttingPlane', 'SDMState', 'sdm', 'SDM', 'bcfw_then_cutting_plane', 'solve_ssvm',
+           'AutoSolver', 'BCFWThenCuttingPlane', 'subgradient_descent', 'Subgradient', 'make_solver', 'SolverRun']
 
 # %% ../nbs/05_ssvm_solvers.ipynb #5b0c4e21
 def _missing(obj, contract, name):
@@ -767,47 +767,6 @@ class CuttingPlane(BoundSolver):
     def __repr__(self):
         return f"CuttingPlane(tol={self.tol!r}, max_passes={self.max_passes!r}, inactive={self.inactive!r})"
 
-# %% ../nbs/05_ssvm_solvers.ipynb #c7a1e00c
-def solve_ssvm(oracle,              # the bound, an `Oracle`
-               lam,                 # lambda of eq. (1), 1/C
-               *,
-               sample_weight=None,  # s_i >= 0, one per example (None: ones)
-               regularizer=None,    # R, strongly convex (None: `L2()`)
-               tol=1e-4,            # the certificate: duality gap <= tol * P(w)
-               max_passes=1000,     # passes over the examples in all (BCFW passes and cutting-plane iterations)
-               warm=None,           # an `SSVMState` to start from
-               w_prev=None,         # returned if no better point is found
-               random_state=None,   # BCFW's order of the examples
-               warn=True,           # warn (`ConvergenceWarning`) if the gap did not reach tol
-              ) -> SSVMResult:
-    """Minimise P(w) of eq. (1) to a certified relative gap `tol`: BCFW until its rate predicts more than
-    `max_passes` / 2 passes, then the cutting-plane method from BCFW's dual point; the cutting-plane method from the
-    start if the warm state's last solve ended with it; BCFW alone for a regularizer without an exact line search."""
-    kw = dict(sample_weight=sample_weight, regularizer=regularizer, tol=tol, w_prev=w_prev)
-    if regularizer is not None and not regularizer.exact_line_search:
-        return bcfw(oracle, lam, max_passes=max_passes, warm=warm, random_state=random_state, warn=warn, **kw)
-    if warm is not None and warm.solver == "cutting-plane":
-        return cutting_plane(oracle, lam, max_iter=max_passes, warm=warm, warn=warn, **kw)
-    res = bcfw(oracle, lam, max_passes=max_passes, warm=warm, random_state=random_state, abandon=True,
-               warn=False, **kw)
-    if res.stalled:
-        first = res.n_passes
-        res = cutting_plane(oracle, lam, max_iter=max(max_passes - first, 1), warm=res.state, warn=False,
-                            **{**kw, "w_prev": res.w})
-        res.n_passes, res.solver = res.n_passes + first, "bcfw+cutting-plane"
-    if not res.converged and warn:
-        _warn_unconverged(res, tol, "max_passes", max_passes)
-    return res
-
-# %% ../nbs/05_ssvm_solvers.ipynb #c7a1e011
-class AutoSolver(BoundSolver):
-    "`solve_ssvm` as a bound solver: BCFW, handing over to the cutting-plane method when BCFW would be slow."
-    name = "auto"
-
-    def solve(self, oracle, lam, regularizer=None, sample_weight=None, warm=None, *, w_prev=None, rng=None):
-        return solve_ssvm(oracle, lam, sample_weight=sample_weight, regularizer=regularizer, tol=self.tol,
-                          max_passes=self.max_passes, warm=warm, w_prev=w_prev, random_state=rng, warn=False)
-
 # %% ../nbs/05_ssvm_solvers.ipynb #63ff2119
 def _elastic_form(reg, D, name="sdm"):
     """(ridge, grouped, fgroup, gptr, gidx, mu, free) of a regularizer of the form ridge/2 ||w||^2 + sum_p mu_p ||w_p||,
@@ -988,7 +947,7 @@ def sdm(oracle,              # the bound, an `Oracle`
         w_prev=None,         # returned instead of the final point if it is at least as good
         random_state=None,   # the order of the block steps
         warn=True,           # warn (`ConvergenceWarning`) if the gap did not reach tol
-        max_inner=50,        # passes of block steps between two oracle rounds
+        max_inner=200,       # passes of block steps between two oracle rounds (50 took 250 rounds at C = 1e6)
         inner_ratio=0.6,     # ... until the restricted gap <= this times the gap the oracle found outside the sets
         cg_iter=50,          # conjugate-gradient iterations after a pass that left the face alone (0: none)
         cg_rtol=0.1,         # ... until the residual falls to this fraction of its first value
@@ -1080,6 +1039,78 @@ class SDM(BoundSolver):
         return sdm(oracle, lam, sample_weight=sample_weight, regularizer=regularizer, tol=self.tol,
                    max_passes=self.max_passes, warm=warm, w_prev=w_prev, random_state=rng, warn=False)
 
+# %% ../nbs/05_ssvm_solvers.ipynb #c7a1e00c
+def bcfw_then_cutting_plane(oracle,              # the bound, an `Oracle`
+                            lam,                 # lambda of eq. (1), 1/C
+                            *,
+                            sample_weight=None,  # s_i >= 0, one per example (None: ones)
+                            regularizer=None,    # R, strongly convex (None: `L2()`)
+                            tol=1e-4,            # the certificate: duality gap <= tol * P(w)
+                            max_passes=1000,     # BCFW passes and cutting-plane iterations in all
+                            warm=None,           # an `SSVMState` to start from
+                            w_prev=None,         # returned if no better point is found
+                            random_state=None,   # BCFW's order of the examples
+                            warn=True,           # warn (`ConvergenceWarning`) if the gap did not reach tol
+                           ) -> SSVMResult:
+    """BCFW until its rate predicts more than `max_passes` / 2 passes, then the cutting-plane method from BCFW's dual
+    point; the cutting-plane method from the start if the warm state's last solve ended with it; BCFW alone for a
+    regularizer without an exact line search."""
+    kw = dict(sample_weight=sample_weight, regularizer=regularizer, tol=tol, w_prev=w_prev)
+    if regularizer is not None and not regularizer.exact_line_search:
+        return bcfw(oracle, lam, max_passes=max_passes, warm=warm, random_state=random_state, warn=warn, **kw)
+    if warm is not None and warm.solver == "cutting-plane":
+        return cutting_plane(oracle, lam, max_iter=max_passes, warm=warm, warn=warn, **kw)
+    res = bcfw(oracle, lam, max_passes=max_passes, warm=warm, random_state=random_state, abandon=True,
+               warn=False, **kw)
+    if res.stalled:
+        first = res.n_passes
+        res = cutting_plane(oracle, lam, max_iter=max(max_passes - first, 1), warm=res.state, warn=False,
+                            **{**kw, "w_prev": res.w})
+        res.n_passes, res.solver = res.n_passes + first, "bcfw+cutting-plane"
+    if not res.converged and warn:
+        _warn_unconverged(res, tol, "max_passes", max_passes)
+    return res
+
+def _dual_method_takes(reg, warm) -> bool:
+    "Whether the sequential dual method solves with `reg` from `warm`: R in the elastic form, a ridge, no other state."
+    if warm is not None and not isinstance(warm, SDMState):
+        return False
+    reg = L2() if reg is None else reg
+    return all(getattr(reg, a, None) is not None for a in ("ridge", "groups", "mu")) and float(reg.ridge) > 0
+
+def solve_ssvm(oracle,              # the bound, an `Oracle`
+               lam,                 # lambda of eq. (1), 1/C
+               *,
+               sample_weight=None,  # s_i >= 0, one per example (None: ones)
+               regularizer=None,    # R, strongly convex (None: `L2()`)
+               tol=1e-4,            # the certificate: duality gap <= tol * P(w)
+               max_passes=1000,     # oracle rounds in all (dual-method rounds, BCFW passes, cutting-plane iterations)
+               warm=None,           # the `state` of an earlier result to start from
+               w_prev=None,         # returned if no better point is found
+               random_state=None,   # the order of the block steps
+               warn=True,           # warn (`ConvergenceWarning`) if the gap did not reach tol
+              ) -> SSVMResult:
+    """Minimise P(w) of eq. (1) to a certified relative gap `tol`: the sequential dual method for R of the elastic
+    form (a warm state of it included), otherwise `bcfw_then_cutting_plane`."""
+    method = sdm if _dual_method_takes(regularizer, warm) else bcfw_then_cutting_plane
+    return method(oracle, lam, sample_weight=sample_weight, regularizer=regularizer, tol=tol, max_passes=max_passes,
+                  warm=warm, w_prev=w_prev, random_state=random_state, warn=warn)
+
+# %% ../nbs/05_ssvm_solvers.ipynb #c7a1e011
+class AutoSolver(BoundSolver):
+    "`solve_ssvm` as a bound solver: the sequential dual method, or BCFW handing over to the cutting-plane method."
+    name = "auto"
+    method = staticmethod(solve_ssvm)
+
+    def solve(self, oracle, lam, regularizer=None, sample_weight=None, warm=None, *, w_prev=None, rng=None):
+        return self.method(oracle, lam, sample_weight=sample_weight, regularizer=regularizer, tol=self.tol,
+                           max_passes=self.max_passes, warm=warm, w_prev=w_prev, random_state=rng, warn=False)
+
+class BCFWThenCuttingPlane(AutoSolver):
+    "`bcfw_then_cutting_plane` as a bound solver (the default before the sequential dual method)."
+    name = "bcfw+cutting-plane"
+    method = staticmethod(bcfw_then_cutting_plane)
+
 # %% ../nbs/05_ssvm_solvers.ipynb #5ab90002
 def subgradient_descent(oracle,              # the bound, an `Oracle`
                         lam,                 # lambda of eq. (1), 1/C
@@ -1129,7 +1160,8 @@ class Subgradient(BoundSolver):
                                    tol=self.tol, max_steps=self.max_passes)
 
 # %% ../nbs/05_ssvm_solvers.ipynb #5ab90007
-SOLVERS = {"auto": AutoSolver, "bcfw": BCFW, "cutting-plane": CuttingPlane, "sdm": SDM, "subgradient": Subgradient}
+SOLVERS = {"auto": AutoSolver, "bcfw": BCFW, "bcfw+cutting-plane": BCFWThenCuttingPlane, "cutting-plane": CuttingPlane,
+           "sdm": SDM, "subgradient": Subgradient}
 
 def make_solver(solver="auto",    # a name in `SOLVERS`, or a `BoundSolver` (returned as it is)
                 *,

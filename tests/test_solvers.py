@@ -3,6 +3,7 @@ C = 1 to C = 10^6; the oracle's defaults, the regularizers' contract, the warm s
 errors; the sequential dual method on the models' bounds, with warm starts across latent values."""
 import functools
 import inspect
+import re
 import warnings
 
 import numpy as np
@@ -13,7 +14,8 @@ from latent_mm.group_norm import LatentStateBlocks, block_groups, toy_states
 from latent_mm.lssvm import LatentMulticlass, toy_localization
 from latent_mm.rbow import RBoWModel
 from latent_mm.solvers import (BCFW, SDM, SOLVERS, AutoSolver, BoundSolver, CuttingPlane, EnumeratedSSVM, GroupL2, L2,
-                               Oracle, Regularizer, SDMState, SolverRun, Subgradient, bcfw, cutting_plane, make_solver,
+                               Oracle, Regularizer, SDMState, SolverRun, Subgradient, bcfw, bcfw_then_cutting_plane,
+                               cutting_plane, make_solver,
                                primal_objective, random_ssvm, sdm, simplex_qp, solve_cvxpy, solve_ssvm,
                                subgradient_descent)
 
@@ -154,14 +156,18 @@ def test_warm_started_cutting_plane_adds_no_duplicate_cut():
         assert len(np.unique(Q.round(12), axis=0)) == len(Q), f"{len(Q) - len(np.unique(Q, axis=0))} duplicate cuts"
 
 
-def test_auto_keeps_bcfw_for_a_regularizer_without_exact_line_search():
-    "The cutting-plane method would solve every restricted dual of a group norm with cvxpy: 'auto' stays on BCFW."
+def test_auto_takes_the_dual_method_for_the_elastic_form():
+    "'auto' is the sequential dual method for L2 and a group norm with a ridge; the earlier rule keeps BCFW for the group norm."
     problem = random_ssvm(n=40, n_outputs=5, n_features=6, random_state=0)
     plain = AutoSolver(tol=1e-4, max_passes=200).solve(problem, 1e-3, rng=np.random.default_rng(0))
     D = len(plain.w)
-    grouped = AutoSolver(tol=1e-4, max_passes=200).solve(
-        problem, 1e-3, GroupL2([np.arange(D // 2), np.arange(D // 2, D)], 0.1), rng=np.random.default_rng(0))
-    assert plain.solver == "bcfw+cutting-plane" and grouped.solver == "bcfw"
+    R = GroupL2([np.arange(D // 2), np.arange(D // 2, D)], 0.1)
+    grouped = AutoSolver(tol=1e-4, max_passes=200).solve(problem, 1e-3, R, rng=np.random.default_rng(0))
+    assert plain.solver == "sdm" and grouped.solver == "sdm" and plain.converged and grouped.converged
+    earlier = make_solver("bcfw+cutting-plane", tol=1e-4, max_passes=200)
+    assert earlier.solve(problem, 1e-3, rng=np.random.default_rng(0)).solver == "bcfw+cutting-plane"
+    # the cutting-plane method would solve every restricted dual of a group norm with cvxpy: BCFW alone
+    assert earlier.solve(problem, 1e-3, R, rng=np.random.default_rng(0)).solver == "bcfw"
 
 
 class Listed(Oracle):
@@ -286,6 +292,7 @@ def test_solver_defaults_are_the_functions():
     "Each solver's default tol and budget are those of the function it calls; make_solver passes only what is given."
     budgets = {"bcfw": (bcfw, "max_passes"), "cutting-plane": (cutting_plane, "max_iter"),
                "auto": (solve_ssvm, "max_passes"), "sdm": (sdm, "max_passes"),
+               "bcfw+cutting-plane": (bcfw_then_cutting_plane, "max_passes"),
                "subgradient": (subgradient_descent, "max_steps")}
     assert set(budgets) == set(SOLVERS)
     for name, (func, budget) in budgets.items():
@@ -298,10 +305,9 @@ def test_solver_defaults_are_the_functions():
 
 
 def test_make_solver_errors():
-    rule = "must be one of 'auto', 'bcfw', 'cutting-plane', 'sdm', 'subgradient' or a BoundSolver"
+    rule = "must be one of 'auto', 'bcfw', 'bcfw+cutting-plane', 'cutting-plane', 'sdm', 'subgradient' or a BoundSolver"
     for bad in ("newton", "BCFW", None, 3, BCFW, ["bcfw"]):
-        with pytest.raises(ValueError, match=f"solver={bad!r} {rule}".replace("(", r"\(").replace(")", r"\)")
-                           .replace("[", r"\[").replace("]", r"\]")):
+        with pytest.raises(ValueError, match=re.escape(f"solver={bad!r} {rule}")):
             make_solver(bad)
     custom = CuttingPlane(inactive=5)
     assert make_solver(custom, tol=1e-2) is custom                 # an object keeps its own settings
