@@ -184,8 +184,8 @@ class GroupNormSSVM(LatentSSVM):
                  max_iter=100,         # G-MM iterations
                  eps=1e-3,             # G-MM's stopping gap d_t < eps
                  tol=None,             # the bound solver's tolerance (None: 1e-3; 1e-5 for 'subgradient')
-                 max_passes=None,      # BCFW passes or subgradient steps per bound (None: 200; 2000 for 'subgradient')
-                 solver="bcfw",        # 'bcfw' (exact zeros), 'subgradient' (Algorithm 1; any ridge), ... or a `BoundSolver`
+                 max_passes=None,      # oracle rounds or subgradient steps per bound (None: 200; 2000 for 'subgradient')
+                 solver="auto",        # 'auto' (the dual method: exact zeros), 'subgradient' (Algorithm 1; any ridge), ... or a `BoundSolver`
                  subset_fraction=0.1,  # initial subset of bound='subset'
                  random_state=None,    # seed or Generator for the selectors and the solver
                 ):

@@ -9,6 +9,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from fastcore.basics import patch
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
@@ -231,6 +232,26 @@ def enumerate(self: FixedLatentBound, i) -> tuple:
 def bound(self: LatentModel, X, y, z) -> Oracle:
     "The fixed-latent bound b_z of eq. (9) as a solver's oracle (`FixedLatentBound`)."
     return FixedLatentBound(self, X, y, z)
+
+# %% ../nbs/06_lssvm.ipynb #83b67285
+@patch
+def loss_augmented_batch(self: FixedLatentBound, w, idx) -> tuple:
+    """(Phi, L) of examples idx's loss-augmented argmax, one inference for all: CSR rows of one weight block each
+    (from the model's `feature_block` and `feature_rows`) when its joint feature is the contract's, else its dense
+    `joint_features`."""
+    idx = np.asarray(idx)
+    whole = len(idx) == self.n_samples and np.array_equal(idx, np.arange(self.n_samples))
+    X, y = (self.X, self.y) if whole else (self.X[idx], self.y[idx])
+    y_hat, h_hat = self.model.loss_augmented_inference(X, y, w)
+    L = np.asarray(self.model.loss(y, y_hat), dtype=float)
+    if type(self.model).joint_features is not LatentModel.joint_features:
+        return self.model.joint_features(X, y_hat, h_hat), L
+    block, rows = np.asarray(self.model.feature_block(X, y_hat, h_hat)), self.model.feature_rows(X, y_hat, h_hat)
+    d = rows.shape[1]
+    on = block >= 0
+    indptr = np.concatenate([[0], np.cumsum(np.where(on, d, 0))])
+    indices = (block[on, None] * d + np.arange(d)).ravel()
+    return sp.csr_matrix((rows[on].ravel(), indices, indptr), shape=(len(idx), self.n_features)), L
 
 # %% ../nbs/06_lssvm.ipynb #3800e552
 class LatentSSVMProblem(LatentProblem):

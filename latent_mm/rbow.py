@@ -10,6 +10,7 @@ import math
 
 import maxflow
 import numpy as np
+import scipy.sparse as sp
 from fastcore.basics import patch
 
 from .core import check_real
@@ -194,6 +195,23 @@ def loss_augmented(self: RBoWBound, w, i) -> tuple:
     phi[:P * self.d] = (onehot.T @ x).ravel() / self.n_regions
     phi[P * self.d + k * P:P * self.d + (k + 1) * P] = onehot.sum(0) / self.n_regions
     return phi, float(k != self.y[i]), (k, z.tobytes())
+
+# %% ../nbs/11_rbow.ipynb #3f083e4a
+@patch
+def loss_augmented_batch(self: RBoWBound, w, idx) -> tuple:
+    """(Phi, L) of images idx's loss-augmented argmax, dense rows: one part-score pass, the filter sums of all images
+    as one sparse-dense product (region (i, r) adds x_ir to row (i, z_ir))."""
+    idx = np.asarray(idx)
+    X, y, m = self.X[idx], self.y[idx], len(idx)
+    P, K, V, d = self.model.n_parts, self.model.n_classes, self.n_regions, self.d
+    A, U = self.model.part_scores(X, w)
+    y_hat = (_class_scores(A, U) + (np.arange(K) != y[:, None])).argmax(1)
+    key = (np.arange(m)[:, None] * P + (A + U[y_hat][:, None, :]).argmax(-1)).ravel()   # (image, part) of each region
+    scatter = sp.csc_matrix((np.ones(m * V), key, np.arange(m * V + 1)), shape=(m * P, m * V))
+    Phi = np.zeros((m, self.n_features))
+    Phi[:, :P * d] = (scatter @ X.reshape(-1, d)).reshape(m, P * d) / V
+    Phi[:, P * d:].reshape(m, K, P)[np.arange(m), y_hat] = np.bincount(key, minlength=m * P).reshape(m, P) / V
+    return Phi, (y_hat != y).astype(float)
 
 # %% ../nbs/11_rbow.ipynb #4af05d99
 @patch

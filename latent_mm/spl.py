@@ -23,14 +23,14 @@ from .selection import touching, touching_configuration
 __all__ = ['initial_threshold', 'select_easy', 'SelfPacedSSVM', 'plot_curriculum', 'explore_curriculum']
 
 # %% ../nbs/09_spl.ipynb #839d7994
-def initial_threshold(d, share=0.5, share_positive=0.1) -> float:
+def initial_threshold(d, share=0.5, share_positive=0.1, rtol=1e-9) -> float:
     """1/K0: the smallest threshold t such that d_i < t holds for more than `share` of the samples and for at least
-    `share_positive` of the samples with d_i > 0 (finite difficulties only)."""
+    `share_positive` of the samples with positive difficulty, d_i > `rtol` max_j d_j (finite difficulties only)."""
     d = np.sort(np.asarray(d, float)[np.isfinite(d)])
     if d.size == 0:
         return np.inf
     t = np.nextafter(d[min(int(np.floor(share * d.size)), d.size - 1)], np.inf)
-    pos = d[d > 0]
+    pos = d[d > rtol * d[-1]]
     if pos.size:
         k = max(int(np.ceil(share_positive * pos.size)), 1) - 1
         t = max(t, np.nextafter(pos[k], np.inf))
