@@ -15,15 +15,16 @@ reached `tol` x P(w) (solves under a second: best of `--repeats`); the fastest c
 
 `--sdm` times the sequential dual method ('sdm') to a relative gap `--sdm-tol` in CPU seconds of this process
 (`time.process_time`, one BLAS thread: on a shared machine wall time counts other processes' work), with ratios between
-solvers measured in the same run (the fast ones best of `--repeats`, taking turns; BCFW and 'auto' once):
+solvers measured in the same run (the fast ones best of `--repeats`, taking turns; BCFW and the earlier default once):
 1. scikit-learn's digits (standardised, 1797 x 64, 10 classes) as one latent value per example: the bound is the
    Crammer-Singer multiclass SVM, solved by liblinear (`LinearSVC(multi_class="crammer_singer", fit_intercept=False,
    C=C/n, tol=1e-6)`), by BCFW (at most `--bcfw-passes` passes) and by 'sdm', at C = 1, 10^2, 10^4;
-2. the localization bound above (n = 96, D = 1086) at C = 2.5 and 10^2: BCFW, 'auto' and 'sdm';
+2. the localization bound above (n = 96, D = 1086) at C = 2.5 and 10^2: BCFW, the earlier default
+   'bcfw+cutting-plane' and 'sdm';
 3. a group-norm bound (`GroupNormSSVM`'s model on rotated digits 3 vs 8: n = 249, 11 angles, one group per
-   (class, angle) block, mu = 1, ridge 1) at C = 1, 10, 10^2: BCFW (its default solver) and 'sdm';
+   (class, angle) block, mu = 1, ridge 1) at C = 1, 10, 10^2: BCFW (its earlier default) and 'sdm';
 4. whole CCCP fits of `LatentSSVM` on the localization data (96 training images, random initial windows, tol 1e-3)
-   with each solver, their time and objective."""
+   with the default 'auto' (the dual method), the earlier default and BCFW: their time and objective."""
 import argparse
 import time
 import warnings
@@ -122,17 +123,17 @@ def sdm_localization(tol, repeats, bcfw_passes):
     X, y, grid = localization_bound()
     bound = LatentMulticlass(n_classes=6).bound(X, y, initial_latents("center", 96, grid))
     sdm = make_solver("sdm", tol=tol)
-    others = {name: make_solver(name, tol=tol, max_passes=bcfw_passes) for name in ("bcfw", "auto")}
+    others = {name: make_solver(name, tol=tol, max_passes=bcfw_passes) for name in ("bcfw", "bcfw+cutting-plane")}
     print(f"\n### One bound of the localization experiment (n = 96, 150 outputs each, D = {bound.n_features}), relative "
           f"gap {tol:g}\n")
-    print("| C | BCFW: s (passes) | auto: s (method) | SDM (s) | SDM / BCFW | SDM / auto | (P_SDM - P_BCFW) / P_BCFW "
+    print("| C | BCFW: s (passes) | earlier default: s (method) | SDM (s) | SDM / BCFW | SDM / earlier default | (P_SDM - P_BCFW) / P_BCFW "
           "| SDM: oracle rounds, block passes, CG iterations |")
     print("|---|---|---|---|---|---|---|---|")
     for C in (2.5, 1e2):
         lam = 1.0 / C
         (rs,), (t_s,) = best_of([lambda: sdm.solve(bound, lam, rng=np.random.default_rng(0))], repeats)
         rb, t_b = cpu(lambda: others["bcfw"].solve(bound, lam, rng=np.random.default_rng(0)))
-        ra, t_a = cpu(lambda: others["auto"].solve(bound, lam, rng=np.random.default_rng(0)))
+        ra, t_a = cpu(lambda: others["bcfw+cutting-plane"].solve(bound, lam, rng=np.random.default_rng(0)))
         info = rs.info
         print(f"| {C:g} | {t_b:.2f} ({certified(rb)}) | {t_a:.2f} ({ra.solver}, {certified(ra)}) "
               f"| {t_s:.3f}{'' if rs.converged else ' (not certified)'} | {t_s / t_b:.3f} | {t_s / t_a:.3f} "
@@ -171,11 +172,11 @@ def sdm_fits():
     X, y, grid = localization_bound()
     h0 = initial_latents("random", 96, grid, random_state=1)
     print("\n### Whole CCCP fits (localization, 96 images, random initial windows, tol 1e-3, eps 1e-3)\n")
-    print("| C | solver | fit (s) | G-MM iterations | objective | fit / SDM's |")
+    print("| C | solver | fit (s) | G-MM iterations | objective | fit / the default's |")
     print("|---|---|---|---|---|---|")
     for C in (2.5, 1e2):
         rows = []
-        for solver in ("sdm", "auto", "bcfw"):
+        for solver in ("auto", "bcfw+cutting-plane", "bcfw"):
             est = LatentSSVM(LatentMulticlass(), C=C, tol=1e-3, eps=1e-3, max_iter=50, solver=solver,
                              max_passes=5000, random_state=0)
             _, t = cpu(lambda: est.fit(X, y, h0=h0))

@@ -19,7 +19,7 @@ from ..runner import (NON_NEGATIVE, at_least, experiment, option_rule, read_csv,
 from ..theory import format_table
 
 # %% auto #0
-__all__ = ['TRUE_COMPONENTS', 'N_COMPONENTS', 'LAMS', 'PAPER_TABLE3', 'PAPER_TABLE4', 'PAPER_COMPONENTS', 'PAPER_WINS',
+__all__ = ['TRUE_COMPONENTS', 'N_COMPONENTS', 'LAMS', 'PAPER_TABLE3', 'PAPER_TABLE4', 'PAPER_COMPONENTS', 'PAPER_WINS', 'SOLVER',
            'subcategory_means', 'sample_subcategories', 'component_features', 'init_components', 'fit_mixture',
            'fit_group_norm', 'refit_selected', 'class_ap', 'components_per_class', 'components_trial',
            'components_trials', 'table3_summary', 'chosen_lam', 'table4_summary', 'plot_components', 'reproduce']
@@ -68,18 +68,20 @@ def init_components(x, y, n_components, random_state=None) -> np.ndarray:
     return h0
 
 # %% ../../nbs/experiments/07_group_norm_components.ipynb #f0034ac3
+SOLVER = "bcfw"   # the bound solver of the committed runs: the default before the sequential dual method
+
 def fit_mixture(x, y, n_components, C=1.0, random_state=None) -> GroupNormSSVM:
     "A mixture of `n_components` templates per class (lam = 0), trained by CCCP from clustered components."
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return GroupNormSSVM(C=C, mu=0.0, random_state=random_state).fit(
+        return GroupNormSSVM(C=C, mu=0.0, solver=SOLVER, random_state=random_state).fit(
             component_features(x, n_components), y, h0=init_components(x, y, n_components, random_state))
 
 def fit_group_norm(x, y, mixture, lam, C=1.0, random_state=None) -> GroupNormSSVM:
     "The group-norm model (one group per template, weight `lam`; a vector: one per group) started from `mixture`."
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return GroupNormSSVM(C=C, mu=lam, random_state=random_state).fit(
+        return GroupNormSSVM(C=C, mu=lam, solver=SOLVER, random_state=random_state).fit(
             component_features(x, mixture.coef_.shape[1]), y, h0=mixture.latent_, coef_init=mixture.coef_)
 
 def refit_selected(x, y, selected, C=1.0, random_state=None) -> GroupNormSSVM:

@@ -16,8 +16,8 @@ from ..runner import (N_JOBS, OptionError, at_least, experiment, option_rule, re
                               sample_std, write_csv)
 
 # %% auto #0
-__all__ = ['METHODS', 'LAMBDAS', 'PAPER', 'FULL', 'CI', 'scene_trial', 'column', 'table3_configs', 'summarize', 'run_table3',
-           'beside_paper', 'table4', 'plot_part_maps', 'write_table_csv', 'reproduce', 'first_bound']
+__all__ = ['METHODS', 'SOLVER', 'LAMBDAS', 'PAPER', 'FULL', 'CI', 'scene_trial', 'column', 'table3_configs', 'summarize',
+           'run_table3', 'beside_paper', 'table4', 'plot_part_maps', 'write_table_csv', 'reproduce', 'first_bound']
 
 # %% ../../nbs/experiments/08_scene.ipynb #6a5cc78e
 METHODS = {
@@ -39,6 +39,8 @@ def _majority_map(z, parts, n_parts):
     np.add.at(counts, (z.ravel(), parts.ravel()), 1)
     return np.where(counts.sum(1) > 0, counts.argmax(1), -1)
 
+SOLVER = "bcfw+cutting-plane"   # the bound solver of the committed runs: the default before the sequential dual method
+
 def scene_trial(method, init, lam=0.0, seed=0, run=0, *, grid=(10, 10), n_pairs=4, n_train=10, n_test=20,
                 n_parts=8, separation=3.0, n_nuisance=3, nuisance=3.0, context=False, C=1000.0, tol=1e-2, max_iter=300,
                 max_passes=1000, data_seed=0) -> dict:
@@ -56,7 +58,7 @@ def scene_trial(method, init, lam=0.0, seed=0, run=0, *, grid=(10, 10), n_pairs=
     if kw["bound"] == "biased":
         kw["bias"] = potts_coherence(grid)
     est = LatentSSVM(RBoWModel(n_parts, len(data["classes"]), grid), C=C, tol=tol, max_iter=max_iter,
-                     max_passes=max_passes, random_state=run, **kw)
+                     max_passes=max_passes, solver=SOLVER, random_state=run, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")                       # a run that hits max_iter is recorded, not fatal
         est.fit(X[train], y[train], h0=h0)
@@ -217,7 +219,7 @@ def first_bound(init, lam=0.0, seed=0, *, C=1000.0, tol=1e-2, max_passes=3000, g
     relative duality gap `tol`: its minimum `primal`, the certified lower bound `dual` on it and the minimiser's norm.
     Training learns nothing when this minimum is not below F(0) = 1."""
     from latent_mm.lssvm import LatentSSVMProblem
-    from latent_mm.solvers import solve_ssvm
+    from latent_mm.solvers import make_solver
     grid = tuple(grid)
     data = record_call(toy_scenes, n_train + n_test, n_pairs=n_pairs, grid=grid, separation=separation,
                        n_nuisance=n_nuisance, nuisance=nuisance, context=context, random_state=data_seed)
@@ -225,7 +227,8 @@ def first_bound(init, lam=0.0, seed=0, *, C=1000.0, tol=1e-2, max_passes=3000, g
     X, y = data["X"][train], data["y"][train]
     h0 = initial_parts(X, n_parts, grid, init, lam, random_state=seed)
     model = RBoWModel(n_parts, len(data["classes"]), grid)
-    res = solve_ssvm(model.bound(X, y, h0), 1.0 / C, tol=tol, max_passes=max_passes, random_state=0, warn=False)
+    res = make_solver(SOLVER, tol=tol, max_passes=max_passes).solve(model.bound(X, y, h0), 1.0 / C,
+                                                                    rng=np.random.default_rng(0))
     F = LatentSSVMProblem(model, X, y, C).objective(res.w)
     return dict(primal=res.primal, dual=float(res.primal - res.gap), w_norm=float(np.linalg.norm(res.w)),
                 certified=bool(res.converged), passes=res.n_passes, objective=float(F))

@@ -16,9 +16,9 @@ from ..runner import POSITIVE, at_least, experiment, record_call, sample_std, wr
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
-__all__ = ['PROTEINS', 'METHODS', 'GMM_SPL', 'FULL', 'CI', 'sample_markov', 'make_motif_data', 'motif_features', 'mean_hamming',
-           'motif_trial', 'table1_configs', 'run_table1', 'best_seed', 'summarize', 'stuck_runs', 'stuck_table',
-           'plot_figure2', 'write_tables', 'reproduce']
+__all__ = ['PROTEINS', 'METHODS', 'GMM_SPL', 'SOLVER', 'FULL', 'CI', 'sample_markov', 'make_motif_data', 'motif_features',
+           'mean_hamming', 'motif_trial', 'table1_configs', 'run_table1', 'best_seed', 'summarize', 'stuck_runs',
+           'stuck_table', 'plot_figure2', 'write_tables', 'reproduce']
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #f8c4aac1
 PROTEINS = {
@@ -81,13 +81,15 @@ def mean_hamming(seqs, starts, motif_length) -> float:
     same = (counts * (counts - 1)).sum(1) / (N * (N - 1))                         # P(two distinct windows agree)
     return float(1.0 - same.mean())
 
+SOLVER = "bcfw+cutting-plane"   # the bound solver of the committed runs: the default before the sequential dual method
+
 def _estimator(method, C, eps, tol, max_iter, seed):
     "The estimator of a method name of `METHODS`."
     if METHODS[method] is None:
-        return LatentSSVM(LatentBinary(), C=C, eps=eps, tol=tol, max_iter=max_iter, random_state=seed)
+        return LatentSSVM(LatentBinary(), C=C, eps=eps, tol=tol, max_iter=max_iter, solver=SOLVER, random_state=seed)
     criterion = Entropy(1.0) if METHODS[method] == "entropy" else METHODS[method]
     return SelfPacedSSVM(LatentBinary(), C=C, criterion=criterion, eps=eps, tol=tol, max_iter=max_iter,
-                         random_state=seed, **(GMM_SPL if method == "G-MM SPL" else {}))
+                         solver=SOLVER, random_state=seed, **(GMM_SPL if method == "G-MM SPL" else {}))
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #2668128f
 def motif_trial(method, protein, fold, seed, *, n=400, length=40, C=150.0, eps=None, tol=1e-3, max_iter=60,
