@@ -5,13 +5,15 @@ BLAS thread), and their results compared value by value.
 Usage: python benchmarks/fits.py [--only localization,spl-motif,...] [--rtol 1e-3] [--which median|slowest]
 
 Each trial is the committed record of median (or, `--which slowest`, largest) recorded time in the experiment's
-full-size results file (its configuration, rerun by its trial function), the same one for both solvers. "Before" makes 'auto' mean `bcfw_then_cutting_plane` (BCFW, handing over to
-the cutting-plane method), and the group-norm estimator's default mean BCFW, as they were; "after" is today's 'auto',
-the sequential dual method for these regularizers. The results are compared with `latent_mm.runner.compare_results`
-at a relative tolerance `--rtol`: results that agree within the bound solver's certificate match; a fit whose bound
-solutions differ within the certificate can still take other latent values and another path."""
+full-size results file (its configuration, rerun by its trial function), the same one for both solvers. "Before" is
+the experiment's `SOLVER`, the solver of its committed runs (`bcfw+cutting-plane`, BCFW handing over to the
+cutting-plane method, or BCFW for the group norm: the defaults before the sequential dual method), and it is checked
+against the record (rtol 1e-6); "after" is today's default 'auto', the sequential dual method for these
+regularizers. Before and after are compared with `latent_mm.runner.compare_results` at a relative tolerance `--rtol`:
+a fit whose bound solutions differ within the certificate can take other latent values and another path."""
 import argparse
 import json
+import sys
 import time
 import warnings
 from contextlib import contextmanager
@@ -19,33 +21,31 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from latent_mm import solvers
 from latent_mm.runner import compare_results, import_trial
 
 RESULTS = Path(__file__).resolve().parents[1] / "nbs" / "experiments" / "results"
 
-# experiment: (trial function, results file, the solver 'auto' meant before)
+# experiment: (trial function, results file)
 E = "latent_mm.experiments."
 TRIALS = {
-    "localization": (E + "localization.localization_trial", "lssvm_localization_full.jsonl", solvers.BCFWThenCuttingPlane),
-    "spl-motif": (E + "spl_motif.motif_trial", "spl_motif_full.jsonl", solvers.BCFWThenCuttingPlane),
-    "spl-digits": (E + "spl_digits.digits_trial", "spl_digits_full.jsonl", solvers.BCFWThenCuttingPlane),
-    "spl-localization": (E + "spl_localization.spl_localization_trial", "spl_localization_full.jsonl",
-                         solvers.BCFWThenCuttingPlane),
-    "group-norm-digits": (E + "group_norm_digits.digits_trial", "group_norm_digits.jsonl", solvers.BCFW),
-    "scene": (E + "scene.scene_trial", "scene_full.jsonl", solvers.BCFWThenCuttingPlane),
+    "localization": (E + "localization.localization_trial", "lssvm_localization_full.jsonl"),
+    "spl-motif": (E + "spl_motif.motif_trial", "spl_motif_full.jsonl"),
+    "spl-digits": (E + "spl_digits.digits_trial", "spl_digits_full.jsonl"),
+    "spl-localization": (E + "spl_localization.spl_localization_trial", "spl_localization_full.jsonl"),
+    "group-norm-digits": (E + "group_norm_digits.digits_trial", "group_norm_digits.jsonl"),
+    "scene": (E + "scene.scene_trial", "scene_full.jsonl"),
 }
 
 
 @contextmanager
-def auto_is(cls):
-    "Within the block, the solver name 'auto' makes a `cls`."
-    before = solvers.SOLVERS["auto"]
-    solvers.SOLVERS["auto"] = cls
+def solver_is(module, name):
+    "Within the block, the experiment `module` solves its bounds with the solver `name`."
+    before = module.SOLVER
+    module.SOLVER = name
     try:
         yield
     finally:
-        solvers.SOLVERS["auto"] = before
+        module.SOLVER = before
 
 
 def pick_record(path, which="median"):
@@ -69,22 +69,23 @@ def main(argv=None):
     ap.add_argument("--which", choices=("median", "slowest"), default="median", help="the record to rerun")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
-    print("| experiment | trial | before: s | after: s | after / before | objective before | objective after "
+    print("| experiment | trial | before = record | before: s | after: s | after / before | objective before | objective after "
           "| values differing (of) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     with threadpool_limits(1):
         for name in args.only.split(","):
-            trial, file, before_cls = TRIALS[name]
+            trial, file = TRIALS[name]
             r = pick_record(RESULTS / file, args.which)
             func = import_trial(trial)
-            with auto_is(before_cls):
-                old, t_old = cpu(lambda: func(**r["config"]))
-            new, t_new = cpu(lambda: func(**r["config"]))
+            old, t_old = cpu(lambda: func(**r["config"]))
+            with solver_is(sys.modules[func.__module__], "auto"):
+                new, t_new = cpu(lambda: func(**r["config"]))
             n, differ, _ = compare_results(old, new, rtol=args.rtol)
+            same = not compare_results(r["result"], old)[1]
             config = ", ".join(f"{k}={v}" for k, v in r["config"].items() if k in
                                ("method", "init", "fold", "protein", "seed", "pair", "C", "lam"))
             obj = lambda res: f"{res['objective']:.6g}" if isinstance(res.get("objective"), float) else "-"
-            print(f"| {name} | {config} | {t_old:.1f} | {t_new:.1f} | {t_new / t_old:.2f} | {obj(old)} | {obj(new)} "
+            print(f"| {name} | {config} | {'yes' if same else 'NO'} | {t_old:.1f} | {t_new:.1f} | {t_new / t_old:.2f} | {obj(old)} | {obj(new)} "
                   f"| {len(differ)} ({n}){': ' + ', '.join(p for p, *_ in differ[:4]) if differ else ''} |",
                   flush=True)
 

@@ -6,14 +6,12 @@ from pathlib import Path
 import pytest
 
 from latent_mm.cli import main
-from latent_mm.runner import load_results, sample_trials
+from latent_mm.runner import code_fingerprint, import_trial, load_results, sample_trials
 
 RESULTS = Path(__file__).resolve().parents[1] / "nbs" / "experiments" / "results"
 FILES = sorted(RESULTS.glob("*.jsonl"))
 QUICK = 2.0          # recorded seconds of a file's sampled trials, at most, for CI to rerun them
 ALWAYS = {"lssvm_first_bound"}   # slower when recorded, under a second today: a trial function no notebook test runs
-STALE = {            # files computed before the self-paced estimator's changes: rerun their notebooks' slow cells
-    "spl_digits_full", "spl_localization_full", "spl_motif_full"}
 
 
 def records(path):
@@ -25,20 +23,22 @@ def quick(path) -> bool:
     return path.stem in ALWAYS or sum(r["seconds"] for r in sample_trials(records(path))) <= QUICK
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if p.stem not in STALE and quick(p)], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [p for p in FILES if quick(p)], ids=lambda p: p.stem)
 def test_committed_trials_reproduce(path, capsys):
     status = main(["verify", str(path)])
     assert status == 0, capsys.readouterr().out
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_committed_records_carry_fingerprints(path, request):
-    if path.stem in STALE:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="records from before fingerprints, not reproduced by "
-                                              "today's code: LATENT_MM_STALE=rerun, then the notebook's slow cell"))
-    assert all(r.get("fingerprint") and r.get("trial") for r in records(path))
+def test_committed_records_carry_todays_fingerprint(path):
+    "A change to code an experiment runs leaves its records stale until they are rerun or `verify --restamp`ed."
+    rs = records(path)
+    assert all(r.get("fingerprint") and r.get("trial") for r in rs)
+    today = {t: code_fingerprint(import_trial(t)) for t in {r["trial"] for r in rs}}
+    stale = [r["config"] for r in rs if r["fingerprint"] != today[r["trial"]]]
+    assert not stale, f"{path.name}: {len(stale)} of {len(rs)} records from other code, e.g. {stale[0]}"
 
 
 def test_ci_reruns_some_committed_files():
-    rerun = {p.stem for p in FILES if p.stem not in STALE and quick(p)}
+    rerun = {p.stem for p in FILES if quick(p)}
     assert {"kmeans_table1", "scene_full", "lssvm_first_bound"} <= rerun, rerun
