@@ -485,7 +485,7 @@ def _execute(func, todo, n_jobs, backend, fingerprint=None):
         stop_workers_at_exit()
     with parallel_config(backend=backend):
         try:
-            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)  # a tick per trial
         except ValueError:                      # a backend that returns lists only (multiprocessing): batches
             todo, size = iter(todo), max(1, effective_n_jobs(n_jobs))
             with Parallel(n_jobs=n_jobs) as parallel:
