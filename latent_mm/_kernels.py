@@ -13,8 +13,8 @@ import numpy as np
 __all__ = ['KERNELS', 'FAST', 'GOLDEN', 'MIX1', 'MIX2', 'SHIFTS', 'NORMAL_Y', 'DUAL', 'compile_kernels', 'kernel', 'uniform',
            'randint', 'least', 'first', 'regret_rows', 'scan_rows', 'metropolis', 'g', 'mean_spend', 'solve_beta',
            'pick', 'draw_product', 'repair', 'random_bound', 'plane_dot', 'gram_row', 'set_truth', 'insert_planes',
-           'dual_point', 'group_prox', 'oracle_round', 'block_ascent', 'face_slope', 'face_preconditioner', 'face_cg',
-           'inner_passes', 'dense_to_csr']
+           'dual_point', 'prox_group', 'group_prox', 'oracle_round', 'block_ascent', 'face_slope',
+           'face_preconditioner', 'face_cg', 'inner_passes', 'dense_to_csr']
 
 # %% ../nbs/01a_kernels.ipynb #7c70e86e
 KERNELS = {}   # name -> [function, numba.njit options, its compiled dispatcher or None]
@@ -465,20 +465,25 @@ def dual_point(ex, c, ws, cnt, alpha, pidx, pval, pstart, plen, v) -> int:
 
 # %% ../nbs/01a_kernels.ipynb #58ef1557
 @kernel(cache=True, fastmath=DUAL)
+def prox_group(p, v, w, ridge, gptr, gidx, mu, gnorm2):
+    "w_p = soft(v_p, mu_p) / ridge for the one group p (its features gidx[gptr[p]:gptr[p+1]]); gnorm2[p] = ||v_p||^2."
+    s = 0.0
+    for q in range(gptr[p], gptr[p + 1]):
+        s += v[gidx[q]] * v[gidx[q]]
+    gnorm2[p] = s
+    norm = np.sqrt(s)
+    scale = (1.0 - mu[p] / norm) / ridge if norm > mu[p] else 0.0
+    for q in range(gptr[p], gptr[p + 1]):
+        w[gidx[q]] = scale * v[gidx[q]]
+
+@kernel(cache=True, fastmath=DUAL)
 def group_prox(v, w, ridge, gptr, gidx, mu, gnorm2, free):
     """w = soft(v, mu) / ridge group by group (group p is the features gidx[gptr[p]:gptr[p+1]]), v / ridge on the
     features of no group (`free`); gnorm2[p] = ||v_p||^2."""
     for j in range(len(free)):
         w[free[j]] = v[free[j]] / ridge
     for p in range(len(mu)):
-        s = 0.0
-        for q in range(gptr[p], gptr[p + 1]):
-            s += v[gidx[q]] * v[gidx[q]]
-        gnorm2[p] = s
-        norm = np.sqrt(s)
-        scale = (1.0 - mu[p] / norm) / ridge if norm > mu[p] else 0.0
-        for q in range(gptr[p], gptr[p + 1]):
-            w[gidx[q]] = scale * v[gidx[q]]
+        prox_group(p, v, w, ridge, gptr, gidx, mu, gnorm2)
 
 # %% ../nbs/01a_kernels.ipynb #3feaa1d1
 @kernel(cache=True, fastmath=DUAL)
@@ -816,14 +821,7 @@ def face_cg(ex, c, ws, cnt, alpha, loss, gram, pidx, pval, pstart, plen, w, v, r
             for k in range(ng):
                 gp = glist[k]
                 gmark[gp] = 0
-                s = 0.0
-                for qq in range(gptr[gp], gptr[gp + 1]):
-                    s += v[gidx[qq]] * v[gidx[qq]]
-                gnorm2[gp] = s
-                norm = np.sqrt(s)
-                scale = (1.0 - mu[gp] / norm) / ridge if norm > mu[gp] else 0.0
-                for qq in range(gptr[gp], gptr[gp + 1]):
-                    w[gidx[qq]] = scale * v[gidx[qq]]
+                prox_group(gp, v, w, ridge, gptr, gidx, mu, gnorm2)
             for e in range(nf):
                 i, l = fi[e], fl[e]
                 a_new = alpha[i, l] + t * pdir[e] / c[i]

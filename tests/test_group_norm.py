@@ -59,7 +59,7 @@ def test_bcfw_and_subgradient_agree_with_cvxpy(seed, null):
 def test_thin_subclass_is_the_base_with_a_group_norm():
     X, y, _ = toy_states(n=80, random_state=3)
     est = GroupNormSSVM(C=10.0, mu=0.5, random_state=0).fit(X, y)
-    base = LatentSSVM(LatentStateBlocks(), C=10.0, regularizer=GroupL2(block_groups(12, 8), mu=0.5), solver="bcfw",
+    base = LatentSSVM(LatentStateBlocks(), C=10.0, regularizer=GroupL2(block_groups(12, 8), mu=0.5), solver="auto",
                       tol=1e-3, max_passes=200, random_state=0).fit(X, y)
     np.testing.assert_array_equal(est.coef_, base.coef_)
     np.testing.assert_array_equal(est.latent_, base.latent_)
