@@ -72,13 +72,18 @@ def _states():
     return LatentStateBlocks(), X, y, h
 
 
-def _scene():
+def _scene(filters="shared"):
     data = toy_scenes(n_per_class=3, n_pairs=3, grid=(3, 3), n_features=4, jitter=0, random_state=0)
-    model = RBoWModel(n_parts=6, n_classes=3, grid=(3, 3))
+    model = RBoWModel(n_parts=6, n_classes=3, grid=(3, 3), filters=filters)
     return model, data["X"], data["y"], data["parts"]
 
 
-@pytest.mark.parametrize("make", [_binary, _states, _scene], ids=["binary", "state-blocks", "rbow"])
+def _scene_class():
+    return _scene("class")
+
+
+@pytest.mark.parametrize("make", [_binary, _states, _scene, _scene_class],
+                         ids=["binary", "state-blocks", "rbow", "rbow-class"])
 def test_multifold_mil_bias_serves_every_model(make):
     model, X, y, h0 = make()
     est = LatentSSVM(model, C=5.0, bound="biased", eta=0.2, bias=multifold_mil(n_folds=3, max_passes=50),

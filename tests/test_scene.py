@@ -15,25 +15,45 @@ from latent_mm.runner import read_csv
 from latent_mm.theory import check_trace
 
 
+def phi_by_definition(x, y, z, P, K, filters):
+    "phi(x, y, z) of one image, term by term: filter sums in filter set 0 (shared) or y (class), part counts in row y."
+    sets = np.zeros((K if filters == "class" else 1, P, x.shape[1]))
+    np.add.at(sets[y if filters == "class" else 0], z, x)
+    counts = np.zeros((K, P))
+    counts[y] = np.bincount(z, minlength=P)
+    return np.concatenate([sets.ravel(), counts.ravel()]) / len(x)
+
+
 @settings(max_examples=25, deadline=None)
 @given(rows=st.integers(1, 2), cols=st.integers(1, 3), P=st.integers(2, 3), K=st.integers(2, 3),
-       d=st.integers(1, 3), seed=st.integers(0, 2**31))
-def test_rbow_inference_equals_brute_force(rows, cols, P, K, d, seed):
+       d=st.integers(1, 3), filters=st.sampled_from(["shared", "class"]), seed=st.integers(0, 2**31))
+def test_rbow_inference_equals_brute_force(rows, cols, P, K, d, filters, seed):
+    "Every inference of both readings, and the one-image and batched oracles, against every (class, labelling)."
     rng = np.random.default_rng(seed)
     V, n = rows * cols, 3
-    model = RBoWModel(P, K, (rows, cols))
+    model = RBoWModel(P, K, (rows, cols), filters=filters)
     X, y = rng.normal(size=(n, V, d)), rng.integers(0, K, n)
     w = rng.normal(size=model.size_joint_feature(X))
     Z = np.array(list(itertools.product(range(P), repeat=V)))
     top, S = model.objective_terms(X, y, w)
     bound = model.bound(X, y, rng.integers(0, P, (n, V)))
+    Phi_b, L_b = bound.loss_augmented_batch(w, np.arange(n))
+    y_hat, z_hat = model.loss_augmented_inference(X, y, w)
     for i in range(n):
-        scores = np.array([[w @ model.joint_feature(X[i], k, z) for z in Z] for k in range(K)])
+        Phi = np.array([[phi_by_definition(X[i], k, z, P, K, filters) for z in Z] for k in range(K)])
+        np.testing.assert_allclose(model.joint_features(X[i:i + 1].repeat(len(Z), 0), np.full(len(Z), y[i]), Z),
+                                   Phi[y[i]], atol=1e-12)
+        scores = Phi @ w
         np.testing.assert_allclose(S[i].max(1).sum(), scores[y[i]].max())
         np.testing.assert_allclose(top[i], (scores + (np.arange(K) != y[i])[:, None]).max())
+        np.testing.assert_allclose(w @ model.joint_feature(X[i], y_hat[i], z_hat[i]) + (y_hat[i] != y[i]), top[i])
         phi, loss, _ = bound.loss_augmented(w, i)
         np.testing.assert_allclose(w @ phi + loss, top[i])
+        np.testing.assert_allclose(Phi_b[i], phi, atol=1e-12)
+        assert L_b[i] == loss
         np.testing.assert_allclose(model.decision_scores(X[i:i + 1], w)[0], scores.max(1))
+        np.testing.assert_allclose(w @ model.joint_feature(X[i], y[i], model.latent(X[i:i + 1], y[i:i + 1], w)[0]),
+                                   scores[y[i]].max())
 
 
 @settings(max_examples=30, deadline=None)
@@ -77,9 +97,30 @@ def test_gmm_with_the_potts_bias_obeys_algorithm_1(seed):
     np.testing.assert_allclose(problem.objective(est.coef_), est.objective_)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_first_bound_from_random_parts_is_flat_with_shared_filters_only(seed):
+    """From uniformly random part assignments the first bound's minimum is F(0) = 1 with shared filters (certified:
+    the solver's lower bound reaches 1 = b(0)) and far below 1 with one filter set per class."""
+    from latent_mm.solvers import make_solver
+    data = toy_scenes(n_per_class=6, n_pairs=3, grid=(4, 4), random_state=seed)
+    h = initial_parts(data["X"], 6, (4, 4), "random", random_state=seed)
+    minimum = {}
+    for filters in ("shared", "class"):
+        bound = RBoWModel(6, 3, (4, 4), filters=filters).bound(data["X"], data["y"], h)
+        res = make_solver("auto", tol=1e-3).solve(bound, 1e-3, rng=np.random.default_rng(0))
+        assert res.converged
+        minimum[filters] = (res.primal - res.gap, res.primal)
+    assert minimum["shared"][0] > 1 - 1e-6
+    assert minimum["class"][1] < 0.5
+
+
 def test_bad_input_names_the_value():
     with pytest.raises(ValueError, match=r"n_parts=1 must be an integer >= 2"):
         RBoWModel(1, 3, (2, 2))
+    with pytest.raises(ValueError, match=r"filters='per-class' must be one of \('shared', 'class'\)"):
+        RBoWModel(2, 3, (2, 2), filters="per-class")
+    with pytest.raises(ValueError, match=r"filters=None must be one of"):
+        RBoWModel(2, 3, (2, 2), filters=None)
     with pytest.raises(ValueError, match=r"lam=-1 must be a finite number >= 0"):
         initial_parts(np.zeros((2, 4, 3)), 2, (2, 2), lam=-1)
     with pytest.raises(ValueError, match=r"X has 5 regions per image but grid=\(2, 2\)"):
@@ -131,10 +172,11 @@ def test_a_fit_left_at_zero_says_whether_the_solver_could_see_a_descent():
     assert gap > 0 and f"its certificate allows {gap:.2g} (tol=0.01)" in messages[0]
 
 
-def test_rbow_bound_oracle_sum_equals_the_per_image_oracle():
+@pytest.mark.parametrize("filters", ["shared", "class"])
+def test_rbow_bound_oracle_sum_equals_the_per_image_oracle(filters):
     "The cutting-plane method's batched oracle sum agrees with the sum of the per-image loss-augmented argmaxes."
     rng = np.random.default_rng(0)
-    model = RBoWModel(4, 3, (3, 4))
+    model = RBoWModel(4, 3, (3, 4), filters=filters)
     X, y = rng.normal(size=(15, 12, 5)), rng.integers(0, 3, 15)
     bound = model.bound(X, y, rng.integers(0, 4, (15, 12)))
     w, s = rng.normal(size=model.size_joint_feature(X)), rng.uniform(0.5, 2.0, 15)

@@ -416,13 +416,18 @@ def _state_blocks():
     return bound, GroupL2(block_groups(bound.n_features // 4, 4), mu=0.2)
 
 
-def _scenes():
+def _scenes(filters="shared"):
     rng = np.random.default_rng(0)
     X, y, z = rng.normal(size=(12, 3, 2)), np.arange(12) % 2, rng.integers(0, 2, (12, 3))
-    return RBoWModel(n_parts=2, n_classes=2, grid=(1, 3)).bound(X, y, z), None
+    return RBoWModel(n_parts=2, n_classes=2, grid=(1, 3), filters=filters).bound(X, y, z), None
 
 
-@pytest.mark.parametrize("make", [_multiclass, _state_blocks, _scenes], ids=["multiclass", "state-blocks", "rbow"])
+def _scenes_class():
+    return _scenes("class")
+
+
+@pytest.mark.parametrize("make", [_multiclass, _state_blocks, _scenes, _scenes_class],
+                         ids=["multiclass", "state-blocks", "rbow", "rbow-class"])
 def test_sdm_on_the_models_bounds_agrees_with_bcfw(make):
     """The batched oracles (CSR rows of one block, CSR rows with empty ones for a null class, dense rows) give the
     optimum that BCFW certifies, both at tol 1e-6 (C = 20)."""
@@ -433,6 +438,17 @@ def test_sdm_on_the_models_bounds_agrees_with_bcfw(make):
     assert res.converged and ref.converged and res.gap <= 1e-6 * res.primal
     assert abs(res.primal - ref.primal) <= 1e-6 * ref.primal
     assert res.dual <= ref.primal * (1 + 1e-9) and ref.dual <= res.primal * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(set(SOLVERS) - {"subgradient"}))
+@pytest.mark.parametrize("filters", ["shared", "class"])
+def test_certified_solvers_on_the_scene_bound_agree_with_cvxpy(name, filters):
+    """Both readings of the scene model (part filters shared by the classes, or one set per class): every certified
+    solver reaches cvxpy's optimum within its certificate at tol 1e-4."""
+    bound, _ = _scenes(filters)
+    P_ref = primal_objective(bound, solve_cvxpy(bound, 0.05), 0.05)
+    res = make_solver(name, tol=1e-4, max_passes=5000).solve(bound, 0.05, rng=np.random.default_rng(0))
+    certified(res, P_ref, 1e-4)
 
 
 def test_sdm_warm_starts_across_latent_values_and_weights():
