@@ -20,7 +20,7 @@ from ..theory import format_table
 # %% auto #0
 __all__ = ['PAIRS', 'GRAYSCALE', 'N_KEPT', 'PAPER_SELECTED', 'PAPER_TABLE1', 'PAPER_TABLE2', 'SOLVER', 'uniform_angles',
            'test_time', 'digits_trial', 'digits_trials', 'figure2_norms', 'table1_summary', 'sweep_summary',
-           'table2_summary', 'plot_figure2', 'reproduce']
+           'table2_summary', 'plot_figure2', 'algorithm1_summary', 'reproduce']
 
 # %% ../../nbs/experiments/06_group_norm_digits.ipynb #125de3cf
 PAIRS = ((1, 7), (2, 7), (3, 8), (8, 9))
@@ -77,9 +77,10 @@ def test_time(D, sparse, full, repeats=10) -> dict:
 
 # %% ../../nbs/experiments/06_group_norm_digits.ipynb #1693d258
 def digits_trial(pair: list, seed: int = 0, lam: float = 1.0, C: float = 1.0, sweep: list = (),
-                 subgradient: bool = True, repeats: int = 10) -> dict:
+                 subgradient: bool = True, repeats: int = 10, ridge: float = 1.0) -> dict:
     """One (pair, seed): the full model (lam = 0), the group-norm model at `lam` (BCFW, and Algorithm 1's
-    subgradient steps if `subgradient`) and at every `sweep` value, all started from the full model."""
+    subgradient steps if `subgradient`) and at every `sweep` value, all started from the full model. `ridge`: rho of
+    the group-norm models' regularizer, 1 for eq. (6), 0 for eq. (5) (Algorithm 1 only: the proximal models need 1)."""
     D = record_call(load_rotated_digits, tuple(pair), random_state=seed)
     Xtr, Xte, ytr, yte = GRAYSCALE * D.X_train, GRAYSCALE * D.X_test, D.y_train, D.y_test
     H = Xtr.shape[1]
@@ -91,9 +92,9 @@ def digits_trial(pair: list, seed: int = 0, lam: float = 1.0, C: float = 1.0, sw
     out = dict(full_acc=acc(full.predict(Xte)), full_norms=full.group_norms_,
                full_fit_seconds=time.perf_counter() - start, uniform_acc=[acc(p) for p in uniform])
     warm = dict(h0=full.latent_, coef_init=full.coef_)
-    for value in dict.fromkeys([lam, *sweep]):
+    for value in dict.fromkeys([lam, *sweep]) if ridge > 0 else ():
         start = time.perf_counter()
-        est = _fit(Xtr, ytr, seed, C=C, mu=value, **warm)
+        est = _fit(Xtr, ytr, seed, C=C, mu=value, ridge=ridge, **warm)
         key, n_active = f"prox_{value:g}", len(est.active_groups_)
         out.update({f"{key}_acc": acc(est.predict_active(Xte)), f"{key}_groups": n_active,
                     f"{key}_fit_seconds": time.perf_counter() - start, f"{key}_objective": est.objective_,
@@ -102,20 +103,21 @@ def digits_trial(pair: list, seed: int = 0, lam: float = 1.0, C: float = 1.0, sw
         out.update({f"{key}_{k}": v for k, v in test_time(D, est, full, repeats).items()})
     if subgradient:
         start = time.perf_counter()
-        sub = _fit(Xtr, ytr, seed, C=C, mu=lam, solver="subgradient", **warm)
+        sub = _fit(Xtr, ytr, seed, C=C, mu=lam, ridge=ridge, solver="subgradient", **warm)
         out.update(sub_acc=acc(sub.predict(Xte)), sub_groups=len(sub.active_groups_), sub_norms=sub.group_norms_,
-                   sub_objective=sub.objective_, sub_fit_seconds=time.perf_counter() - start)
+                   sub_objective=sub.objective_, sub_fit_seconds=time.perf_counter() - start,
+                   sub_kept_acc=[acc(sub.predict_active(Xte, k)) for k in N_KEPT], sub_converged=sub.converged_)
     return out
 
 # %% ../../nbs/experiments/06_group_norm_digits.ipynb #912259da
 def digits_trials(pairs=PAIRS, seeds=1, lam=1.0, C=1.0, sweep=(), subgradient=True, repeats=10, results=None,
-                  n_jobs=1, progress=False) -> list[dict]:
-    "Run `digits_trial` for every pair and seed 0..seeds-1; one dict per trial (config and results)."
+                  n_jobs=1, progress=False, ridge=1.0) -> list[dict]:
+    "Run `digits_trial` for every pair and seed 0..seeds-1; one dict per trial (config and results; `ridge` if not 1)."
     for p in pairs:
         if tuple(p) not in PAIRS:
             raise ValueError(f"pair={tuple(p)!r} must be one of {PAIRS}")
-    configs = [dict(pair=list(p), seed=s, lam=lam, C=C, sweep=list(sweep), subgradient=subgradient, repeats=repeats)
-               for s in range(seeds) for p in pairs]
+    configs = [dict(pair=list(p), seed=s, lam=lam, C=C, sweep=list(sweep), subgradient=subgradient, repeats=repeats,
+                    **({} if ridge == 1.0 else dict(ridge=ridge))) for s in range(seeds) for p in pairs]
     return run_trials(digits_trial, configs, results=results, n_jobs=n_jobs, progress=progress, desc="digit trials")
 
 def _by_pair(rows) -> dict:
@@ -216,6 +218,20 @@ def plot_figure2(norm_rows, models=None, path=None):
         fig.savefig(path, dpi=110)
         plt.close(fig)
     return fig
+
+# %% ../../nbs/experiments/06_group_norm_digits.ipynb #8a2f4c61
+def algorithm1_summary(rows, rel=0.01) -> list[dict]:
+    """Per pair, Algorithm 1's model (`sub_*`): non-zero groups, groups of norm >= `rel` times the largest, accuracy
+    (every block, and Table 1's `k` largest groups), the full model's accuracy and the paper's count and row."""
+    out = []
+    for pair, trials in _by_pair(rows).items():
+        big = [int(np.sum(np.asarray(t["sub_norms"]) >= rel * max(t["sub_norms"]))) for t in trials]
+        kept = np.mean([t["sub_kept_acc"] for t in trials], 0)
+        out.append(dict(pair=f"{pair[0]}-{pair[1]}", ridge=trials[0].get("ridge", 1.0), lam=trials[0]["lam"],
+                        trials=len(trials), groups=_mean(trials, "sub_groups"), groups_rel=float(np.mean(big)),
+                        acc=_mean(trials, "sub_acc"), full_acc=_mean(trials, "full_acc"),
+                        paper_groups=PAPER_SELECTED[pair], **{f"k{k}": float(v) for k, v in zip(N_KEPT, kept)}))
+    return out
 
 # %% ../../nbs/experiments/06_group_norm_digits.ipynb #3d8d320d
 def _pair(text) -> tuple[int, int]:
