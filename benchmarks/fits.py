@@ -62,10 +62,29 @@ def cpu(f):
     return json.loads(json.dumps(out, default=lambda x: x.tolist() if hasattr(x, "tolist") else str(x))), t
 
 
+def experiments(text):
+    "A comma-separated list of names of `TRIALS`."
+    names = text.split(",")
+    if not names or any(n not in TRIALS for n in names):
+        raise argparse.ArgumentTypeError(f"{text!r} must be names among {', '.join(TRIALS)}, separated by commas")
+    return names
+
+
+def positive(text):
+    "A number > 0."
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number > 0")
+    return value
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", default=",".join(TRIALS), help="comma-separated experiments")
-    ap.add_argument("--rtol", type=float, default=1e-3)
+    ap.add_argument("--only", type=experiments, default=list(TRIALS), help="comma-separated experiments")
+    ap.add_argument("--rtol", type=positive, default=1e-3)
     ap.add_argument("--which", choices=("median", "slowest"), default="median", help="the record to rerun")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
@@ -73,7 +92,7 @@ def main(argv=None):
           "| values differing (of) |")
     print("|---|---|---|---|---|---|---|---|---|")
     with threadpool_limits(1):
-        for name in args.only.split(","):
+        for name in args.only:
             trial, file = TRIALS[name]
             r = pick_record(RESULTS / file, args.which)
             func = import_trial(trial)

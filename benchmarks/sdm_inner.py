@@ -33,12 +33,30 @@ def bounds():
             + [("digits n=1797, D=640", digits, C, 1e-4) for C in (1.0, 1e2, 1e4)])
 
 
+def counts(text):
+    "Comma-separated integers >= 1."
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        values = [0]
+    if min(values) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be integers >= 1, separated by commas")
+    return values
+
+
+def count(text):
+    "An integer >= 1."
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be an integer >= 1")
+    return int(text)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeats", type=int, default=2)
-    ap.add_argument("--values", default="50,100,200")
+    ap.add_argument("--repeats", type=count, default=2, help="an integer >= 1")
+    ap.add_argument("--values", type=counts, default=[50, 100, 200], help="max_inner values, comma-separated")
     args = ap.parse_args(argv)
-    values = [int(v) for v in args.values.split(",")]
+    values = args.values
     warnings.simplefilter("ignore")
     cases = bounds()
     sdm(cases[0][1], 1.0, tol=1e-3)                            # compiled before any timing

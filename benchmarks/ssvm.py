@@ -241,9 +241,7 @@ def main(argv=None):
                 worst = max(worst, ratio) if fastest else worst
                 P_best = P_ref if P_ref is not None else min(r.primal for r in res.values() if r.converged)
                 err = max((r.primal - P_best) / P_best for r in res.values() if r.converged)
-                cell = lambda m: (f"{t[m]:.3g} ({res[m].n_passes}" +
-                                  ("" if res[m].converged else f", not certified: gap {res[m].gap / res[m].primal:.2g} P")
-                                  + ")")
+                cell = lambda m: f"{t[m]:.3g} ({certified(res[m])})"
                 print(f"| {name} | {C:g} | {t_cvx:.3g} | {cell('bcfw')} | {cell('cutting-plane')} | {cell('sdm')} "
                       f"| {t['auto']:.3g} ({res['auto'].solver}, {res['auto'].n_passes}) | {fastest} | {ratio:.2f} "
                       f"| {err:.1e} |", flush=True)
