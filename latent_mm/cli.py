@@ -9,6 +9,7 @@ import argparse
 import importlib
 import importlib.util
 import inspect
+import os
 import pkgutil
 import sys
 import warnings
@@ -213,6 +214,9 @@ def main(argv=None):
     opts = vars(options.parse_args(argv[2:]))
     import matplotlib
     matplotlib.use("Agg")                  # figures go to files; no display is needed or used
+    quiet = "ignore:resource_tracker:UserWarning"   # after Ctrl-C, loky's tracker process lists the locks that the
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), quiet]))  # interrupted
+                                           # workers left behind; the one-line message below says all the user needs
     where = f"; results go to {opts['out']}" if "out" in opts else ""
     print(f"latent-mm reproduce {exp.name}: {exp.summary}; expected run time at the defaults: {exp.run_time}{where}",
           file=sys.stderr, flush=True)

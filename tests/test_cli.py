@@ -112,7 +112,7 @@ def test_ctrl_c_ends_in_one_line_and_keeps_the_finished_trials(tmp_path):
     _, err = run.communicate()
     lines = [l for l in err.replace("\r", "\n").splitlines() if l.strip() and "it/s]" not in l and "s/it]" not in l]
     assert run.returncode == 130, err
-    assert len(lines) == 2 and lines[0].startswith("latent-mm reproduce spl-motif:"), lines
+    assert len(lines) == 2 and lines[0].startswith("latent-mm reproduce spl-motif:"), "\n".join(lines)
     assert lines[1] == (f"latent-mm reproduce spl-motif: interrupted; the finished trials are kept in {out}, "
                         "and the same command resumes from them"), lines
     assert len(trials.read_text().splitlines()) >= 1
