@@ -473,6 +473,12 @@ def _drop_stale(store, trial, fingerprint, resolved: dict, policy: str):
     store.rewrite(lambda records: [r for r in records if config_key(r["config"]) not in stale])
 
 # %% ../nbs/12_runner.ipynb #fec2d46d
+def _leave_interrupts_to_the_parent():
+    """A worker's start: ignore SIGINT. Ctrl-C in a terminal reaches the whole process group; the parent stops the
+    sweep and shuts the workers down, so a worker's own KeyboardInterrupt would only print a traceback."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
 def _execute(func, todo, n_jobs, backend, fingerprint=None):
     "Yield trial records as they finish: in-process for n_jobs=1, else through joblib."
     fingerprint = fingerprint or code_fingerprint(func)
@@ -481,9 +487,11 @@ def _execute(func, todo, n_jobs, backend, fingerprint=None):
             yield _run_one(func, config, fingerprint)
         return
     from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+    extra = {}
     if backend == "loky":
         stop_workers_at_exit()
-    with parallel_config(backend=backend):
+        extra = dict(initializer=_leave_interrupts_to_the_parent)
+    with parallel_config(backend=backend, **extra):
         try:
             parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)  # a tick per trial
         except ValueError:                      # a backend that returns lists only (multiprocessing): batches
@@ -492,7 +500,14 @@ def _execute(func, todo, n_jobs, backend, fingerprint=None):
                 while batch := list(islice(todo, size)):
                     yield from parallel(delayed(_run_one)(func, c, fingerprint) for c in batch)
             return
-        yield from parallel(delayed(_run_one)(func, c, fingerprint) for c in todo)
+        outputs = parallel(delayed(_run_one)(func, c, fingerprint) for c in todo)
+        try:
+            for record in outputs:
+                yield record
+        finally:                    # left early (Ctrl-C, a failed trial): joblib cancels the rest and would warn
+            with warnings.catch_warnings():      # that tasks went unused; finished trials are already stored
+                warnings.simplefilter("ignore")
+                outputs.close()
 
 # %% ../nbs/12_runner.ipynb #22714167
 def stop_workers():
