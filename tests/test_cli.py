@@ -70,7 +70,7 @@ def test_every_option_refuses_a_bad_value_in_one_line_before_any_work(name, tmp_
     (["theory", "--out", ""], "--out: '' must be a folder (not empty)"),
     (["kmeans", "--out", " "], "--out: ' ' must be a folder (not empty)"),
 ])
-def test_bad_options_of_a_first_hour_are_refused(argv, says, tmp_path, capsys, monkeypatch):
+def test_bad_options_a_new_user_might_pass_are_refused(argv, says, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)                     # an empty --out would write here
     code, err = run_cli(["reproduce", *argv], capsys)
     assert code == 2 and says in err and err.count("\n") == 1, err
