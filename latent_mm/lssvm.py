@@ -299,7 +299,8 @@ def regrets(self: LatentSSVMProblem, w) -> np.ndarray:
     "r_i(h; w) for every latent variable and value, shape (n * prod(latent_shape), n_values); +inf where h cannot be."
     _, S_true = self.terms(w)
     R = S_true.max(2, keepdims=True) - S_true
-    R = np.where(np.isinf(R), np.inf, R * (self.s[:, None, None] / self.n))   # weight 0 leaves values it cannot take at +inf
+    with np.errstate(invalid="ignore"):          # inf * 0 for a weight-0 example's impossible values: set below
+        R = np.where(np.isinf(R), np.inf, R * (self.s[:, None, None] / self.n))   # weight 0 keeps them at +inf
     return R.reshape(-1, R.shape[2])
 
 @patch
@@ -355,6 +356,10 @@ def _check_labels(y, n, n_classes=None):
     if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
         i = int(np.flatnonzero(~np.isfinite(y))[0])
         raise ValueError(f"y[{i}]={y[i]} is not a label: y must not contain NaN or infinite values")
+    if y.dtype.kind in "fc" and np.any(y != np.round(y)):     # continuous targets (scikit-learn's 'continuous')
+        i = int(np.flatnonzero(y != np.round(y))[0])
+        raise ValueError(f"y[{i}]={y[i]} is not a class label: float labels must be whole numbers (this is a "
+                         "classifier; y looks like a regression target)")
     if n_classes is not None:
         out = ~np.isin(y, np.arange(n_classes))
         if out.any():

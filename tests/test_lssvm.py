@@ -138,3 +138,15 @@ def test_cli_lssvm(tmp_path, capsys):
     assert (tmp_path / "table2.csv").read_text().count("\n") == 10          # header + 3 methods x 3 inits
     assert (tmp_path / "trials.jsonl").read_text().count("\n") == 45         # 3 x 3 x 5 folds
     assert (tmp_path / "figure3.png").stat().st_size > 10_000
+
+
+def test_continuous_labels_are_refused_at_fit_and_whole_floats_are_classes():
+    X, y, _ = toy_localization(n=40, random_state=0)
+    with pytest.raises(ValueError, match=r"y\[0\]=0.5 is not a class label: float labels must be whole numbers"):
+        LatentSSVM(LatentMulticlass(), C=1.0).fit(X, y + 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        as_int = LatentSSVM(LatentMulticlass(), C=1.0, random_state=0).fit(X, y)
+        as_float = LatentSSVM(LatentMulticlass(), C=1.0, random_state=0).fit(X, y.astype(float))
+    np.testing.assert_array_equal(as_float.coef_, as_int.coef_)
+    assert as_float.score(X, y.astype(float)) == as_int.score(X, y)
