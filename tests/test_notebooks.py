@@ -34,3 +34,20 @@ def test_notebook(nb):
 
 def test_every_notebook_found():
     assert {"00_core.ipynb", "01_theory.ipynb", "02_selection.ipynb", "index.ipynb"} <= {p.name for p in NOTEBOOKS}
+
+
+def test_no_slow_cell_imports():
+    """nbdev's docs processing (`exec_show_docs`) executes every cell that holds an import statement, whatever its
+    flags, so an import in a `slow` cell would run its full-size sweep in every docs build: imports go above."""
+    import ast
+    import json
+    found = []
+    for nb in NOTEBOOKS:
+        for i, cell in enumerate(json.loads(nb.read_text())["cells"]):
+            src = "".join(cell["source"])
+            if cell["cell_type"] != "code" or "slow" not in src.split("\n", 1)[0]:
+                continue
+            body = "\n".join(line for line in src.splitlines() if not line.startswith("#|"))
+            if any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(ast.parse(body))):
+                found.append(f"{nb.name}, cell {i}")
+    assert not found, found
