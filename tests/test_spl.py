@@ -130,23 +130,23 @@ def test_cli_spl_motif_and_resume(tmp_path, capsys):
     args = ["reproduce", "spl-motif", "--out", str(tmp_path), "--n", "40", "--n-folds", "1", "--n-seeds", "1",
             "--n-jobs", "1"]
     main(args)
-    stuck = read_csv(tmp_path / "spl_motif_stuck.csv")          # every method's runs counted, 3 proteins each
+    stuck = read_csv(tmp_path / "spl_motif_stuck.csv")          # every method's runs counted, 5 proteins each
     assert [r["method"] for r in stuck] == ["CCCP", "SPL", "SPL entropy", "SPL novelty", "G-MM SPL"]
     trials = tmp_path / "trials.jsonl"
     lines = trials.read_text().splitlines()
-    assert len(lines) == 15                                   # 3 proteins x 5 methods
+    assert len(lines) == 25                                   # 5 proteins x 5 methods
     runs = [{**json.loads(l)["config"], **json.loads(l)["result"]} for l in lines]
-    typical = {p: np.median([t["objective"] for t in runs if t["protein"] == p]) for p in ("P1", "P2", "P3")}
+    typical = {p: np.median([t["objective"] for t in runs if t["protein"] == p]) for p in ("P1", "P2", "P3", "P4", "P5")}
     for r in stuck:                 # stuck: runs closer to F(0) = 1 than to the median objective of their protein and fold
         mine = [t for t in runs if t["method"] == r["method"]]
-        assert r["runs"] == len(mine) == 3
+        assert r["runs"] == len(mine) == 5
         assert r["stuck"] == sum(t["objective"] > (1 + typical[t["protein"]]) / 2 for t in mine)
     # an interrupted sweep: keep 5 finished trials and half of the sixth; the rerun runs only what is missing
     trials.write_text("\n".join(lines[:5]) + "\n" + lines[5][:40])
     with pytest.warns(UserWarning, match="truncated last line"):
         main(args)
     again = trials.read_text().splitlines()
-    assert len(again) == 15 and again[:5] == lines[:5]
+    assert len(again) == 25 and again[:5] == lines[:5]
     seconds = {json.dumps(json.loads(l)["config"], sort_keys=True): json.loads(l)["seconds"] for l in again}
     first = {json.dumps(json.loads(l)["config"], sort_keys=True): json.loads(l)["seconds"] for l in lines[:5]}
     assert all(seconds[k] == v for k, v in first.items())     # finished trials were not rerun
