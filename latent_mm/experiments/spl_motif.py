@@ -17,8 +17,8 @@ from ..spl import SelfPacedSSVM
 
 # %% auto #0
 __all__ = ['PROTEINS', 'METHODS', 'GMM_SPL', 'SOLVER', 'FULL', 'CI', 'sample_markov', 'make_motif_data', 'motif_features',
-           'mean_hamming', 'motif_trial', 'table1_configs', 'run_table1', 'best_seed', 'summarize', 'stuck_runs',
-           'stuck_table', 'plot_figure2', 'write_tables', 'reproduce']
+           'mean_hamming', 'motif_fold', 'motif_trial', 'table1_configs', 'run_table1', 'best_seed', 'summarize',
+           'stuck_runs', 'stuck_table', 'plot_figure2', 'write_tables', 'reproduce']
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #f8c4aac1
 PROTEINS = {
@@ -94,18 +94,26 @@ def _estimator(method, C, eps, tol, max_iter, seed):
                          solver=SOLVER, random_state=seed, **(GMM_SPL if method == "G-MM SPL" else {}))
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #2668128f
-def motif_trial(method, protein, fold, seed, *, n=400, length=40, C=150.0, eps=None, tol=1e-4, max_iter=60,
-                data_seed=0) -> dict:
-    "One run of Table 1: train `method` on half of `protein`'s sequences (split `fold`) from random starts (`seed`)."
-    import warnings
+def motif_fold(protein, fold, seed, n=400, length=40, data_seed=0):
+    """The data of one run: `protein`'s stand-in sequences and features, the half that trains (split `fold`), the
+    other half, and the random starts of the training positives (`seed`; negatives at 0). Returns
+    (data, X, y, train, test, h0)."""
     from sklearn.model_selection import train_test_split
     p = PROTEINS[protein]
     data = record_call(make_motif_data, n=n, length=length, **p,
                        random_state=data_seed * 100 + list(PROTEINS).index(protein))
-    X, y, m = motif_features(data["seqs"], p["motif_length"]), data["y"], p["motif_length"]
+    X, y = motif_features(data["seqs"], p["motif_length"]), data["y"]
     train, test = train_test_split(np.arange(n), test_size=0.5, stratify=y, random_state=fold)
     rng = np.random.default_rng(1000 + seed)
     h0 = np.where(y[train] == 1, rng.integers(0, X.shape[1], len(train)), 0)
+    return data, X, y, train, test, h0
+
+def motif_trial(method, protein, fold, seed, *, n=400, length=40, C=150.0, eps=None, tol=1e-4, max_iter=60,
+                data_seed=0) -> dict:
+    "One run of Table 1: train `method` on half of `protein`'s sequences (split `fold`) from random starts (`seed`)."
+    import warnings
+    data, X, y, train, test, h0 = motif_fold(protein, fold, seed, n, length, data_seed)
+    m = PROTEINS[protein]["motif_length"]
     est = _estimator(method, C, 1e-3 / C if eps is None else eps, tol, max_iter, seed)
     start = time.perf_counter()
     with warnings.catch_warnings():
