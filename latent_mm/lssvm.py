@@ -5,6 +5,7 @@
 # %% ../nbs/06_lssvm.ipynb #f90cdc50
 from __future__ import annotations
 
+import copy
 import warnings
 from numbers import Integral, Real
 
@@ -21,8 +22,9 @@ from .selection import SELECTORS, make_selector
 from .solvers import L2, SOLVERS, BoundSolver, EnumeratedSSVM, Oracle, SolverRun, make_solver
 
 # %% auto #0
-__all__ = ['LatentModel', 'LatentMulticlass', 'FixedLatentBound', 'LatentSSVMProblem', 'check_latent_data', 'encode_labels',
-           'check_sample_weight', 'LatentSSVM', 'pooled_features', 'pooled_start', 'LatentBinary', 'toy_localization']
+__all__ = ['MAX_TIGHTEN', 'LatentModel', 'LatentMulticlass', 'FixedLatentBound', 'LatentSSVMProblem', 'check_latent_data',
+           'encode_labels', 'check_sample_weight', 'LatentSSVM', 'pooled_features', 'pooled_start', 'LatentBinary',
+           'toy_localization']
 
 # %% ../nbs/06_lssvm.ipynb #e3e9d4f5
 class LatentModel:
@@ -474,7 +476,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
             h0 = self._initial_latent(h0_rule, model, X, y_enc, sample_weight, rng)
         self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight,
                                           regularizer=self._regularizer(model, X), run=SolverRun(solver, rng))
-        res = self._train(self.problem_, w0, h0, select, rng)
+        res, self.tightened_ = self._train_tightening(w0, h0, select, rng)
         self.result_, self.trace_ = res, res.trace
         self.coef_ = res.w.reshape(model.coef_shape(X))
         self.latent_ = res.z.reshape(h0.shape) if res.z is not None else h0
@@ -541,6 +543,30 @@ def _initial_latent(self: LatentSSVM, rule, model, X, y, sample_weight, rng) -> 
                             sample_weight=sample_weight, rng=rng)
     return np.zeros(shape, dtype=np.int64)
 
+# %% ../nbs/06_lssvm.ipynb #3c838088
+MAX_TIGHTEN = 3   # tenfold tightenings of the bound solver's tolerance when training ends at w = 0 with room below
+
+def _room_below(res) -> bool:
+    "Whether a bound solve's certificate leaves room for a minimum below its point (a duality gap above 1e-9 P)."
+    return res is not None and bool(np.isfinite(res.gap)) and res.gap > 1e-9 * max(abs(res.primal), 1e-12)
+
+@patch
+def _train_tightening(self: LatentSSVM, w0, h0, select, rng) -> tuple:
+    """`_train` on `problem_`; while it ends at w = 0 with room below (see above), again from the start with a tenfold
+    smaller solver tolerance, at most `MAX_TIGHTEN` times. Returns (result, the runs before it)."""
+    problem, tried = self.problem_, []
+    while True:
+        res = self._train(problem, w0, h0, select, rng)
+        run = problem.run
+        res.trace.info["tol"] = np.full(len(res.trace), float(run.solver.tol))
+        if np.any(res.w) or not _room_below(run.last) or len(tried) >= MAX_TIGHTEN:
+            return res, tried
+        tried.append(dict(tol=float(run.solver.tol), primal=float(run.last.primal), gap=float(run.last.gap),
+                          n_iter=int(res.n_iter)))
+        solver = copy.copy(run.solver)
+        solver.tol = run.solver.tol / 10
+        problem.run = SolverRun(solver, run.rng)
+
 # %% ../nbs/06_lssvm.ipynb #e1955680
 @patch
 def _fitted(self: LatentSSVM):
@@ -560,9 +586,11 @@ def _fitted(self: LatentSSVM):
         elif first.gap <= 1e-9 * max(first.primal, 1e-12):
             why = "the first bound (from h0) is minimised by w = 0, so"
         else:
+            again = (f" (after {len(self.tightened_)} tenfold tightening(s) from tol={self.tightened_[0]['tol']:g})"
+                     if self.tightened_ else "")
             why = (f"the first bound's solve could not tell a descent below w = 0 from none: its certificate allows "
-                   f"{first.gap:.2g} (tol={solver.tol}), so a descent smaller than that is not found. A smaller tol "
-                   "may leave w = 0; if not,")
+                   f"{first.gap:.2g} (tol={solver.tol}{again}), so a descent smaller than that is not found. A "
+                   "smaller tol may leave w = 0; if not,")
         penalty = "" if isinstance(self.problem_.regularizer, L2) else " (or the regularizer's penalty zeroes every weight)"
         warnings.warn(f"{type(self).__name__}: training ended at w = 0, where every latent value ties: {why} nothing "
                       f"was learned{penalty}. Pass informative initial latent values h0 (e.g. from a simpler model), "

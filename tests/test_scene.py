@@ -147,27 +147,41 @@ def test_cli_reproduce_scene(tmp_path, capsys):
         assert np.isclose(r["n_iter"], np.mean([c["n_iter"] for c in cell]))
     capsys.readouterr()
     for bad, said in ((["--grid", "4"], "grid=[4] must be two integers"), (["--grid", "4", "1"], "'1' must be an integer >= 2"),
-                      (["--separation", "nan"], "'nan' must be a finite number > 0"), (["--seeds", "0"], "'0' must be")):
+                      (["--separation", "nan"], "'nan' must be a finite number > 0"), (["--seeds", "0"], "'0' must be"),
+                      (["--filters", "both"], "'both' must be one of shared, class")):
         with pytest.raises(SystemExit):
             main(["reproduce", "scene", "--out", str(tmp_path / "bad")] + bad)
         assert said in capsys.readouterr().err
     assert not (tmp_path / "bad").exists()                        # refused before any work
 
 
-def test_a_fit_left_at_zero_says_whether_the_solver_could_see_a_descent():
-    "Coherent starts whose first bound is nearly flat: the warning names the certificate's allowance and tol."
+def test_a_fit_left_at_zero_is_retried_tighter_or_says_whether_the_solver_could_see_a_descent(monkeypatch):
+    """Coherent starts whose first bound is nearly flat: at tol=1e-2 the solve cannot see the descent below w = 0, so
+    the fit trains again at tighter tolerances and learns; without the retries, the warning names the certificate's
+    allowance and tol."""
     import warnings
+    import latent_mm.lssvm as lssvm
     grid = (6, 6)
     data = toy_scenes(12, n_pairs=3, grid=grid, separation=1.5, n_nuisance=3, nuisance=3.0, context=True,
                       random_state=0)
     train = np.concatenate([np.flatnonzero(data["y"] == k)[:8] for k in np.unique(data["y"])])
     X, y = data["X"][train], data["y"][train]
     h0 = initial_parts(X, 6, grid, "kmeans", 1.0, random_state=0)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        est = LatentSSVM(RBoWModel(6, len(data["classes"]), grid), C=1000.0, tol=1e-2, random_state=0).fit(X, y, h0=h0)
-    messages = [str(w.message) for w in caught if w.category is UserWarning]
-    assert not np.any(est.coef_) and len(messages) == 1
+
+    def fit():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = LatentSSVM(RBoWModel(6, len(data["classes"]), grid), C=1000.0, tol=1e-2,
+                             random_state=0).fit(X, y, h0=h0)
+        return est, [str(w.message) for w in caught if w.category is UserWarning]
+
+    est, messages = fit()
+    assert np.any(est.coef_) and est.objective_ < 1.0 and messages == []
+    assert est.tightened_[0]["tol"] == 1e-2 and est.tightened_[0]["primal"] == 1.0    # the first run ended at w = 0
+    assert est.trace_.info["tol"][0] == 1e-2 / 10 ** len(est.tightened_)
+    monkeypatch.setattr(lssvm, "MAX_TIGHTEN", 0)
+    est, messages = fit()
+    assert not np.any(est.coef_) and len(messages) == 1 and est.tightened_ == []
     gap = est.problem_.run.first.gap
     assert gap > 0 and f"its certificate allows {gap:.2g} (tol=0.01)" in messages[0]
 
