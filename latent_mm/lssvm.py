@@ -5,7 +5,6 @@
 # %% ../nbs/06_lssvm.ipynb #f90cdc50
 from __future__ import annotations
 
-import copy
 import warnings
 from numbers import Integral, Real
 
@@ -19,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .core import LatentProblem, gmm
 from .selection import SELECTORS, make_selector
-from .solvers import L2, SOLVERS, BoundSolver, EnumeratedSSVM, Oracle, SolverRun, make_solver
+from .solvers import L2, SOLVERS, BoundSolver, EnumeratedSSVM, Oracle, SolverRun, make_solver, room_below
 
 # %% auto #0
 __all__ = ['MAX_TIGHTEN', 'LatentModel', 'LatentMulticlass', 'FixedLatentBound', 'LatentSSVMProblem', 'check_latent_data',
@@ -475,8 +474,11 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         if h0 is None:
             h0 = self._initial_latent(h0_rule, model, X, y_enc, sample_weight, rng)
         self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight,
-                                          regularizer=self._regularizer(model, X), run=SolverRun(solver, rng))
-        res, self.tightened_ = self._train_tightening(w0, h0, select, rng)
+                                          regularizer=self._regularizer(model, X),
+                                          run=SolverRun(solver, rng, tighten=MAX_TIGHTEN))
+        res = self._train(self.problem_, w0, h0, select, rng)
+        res.trace.info["tol"] = np.asarray(self.problem_.run.tols[-len(res.trace):], dtype=float)
+        self.tightened_ = self.problem_.run.tightened
         self.result_, self.trace_ = res, res.trace
         self.coef_ = res.w.reshape(model.coef_shape(X))
         self.latent_ = res.z.reshape(h0.shape) if res.z is not None else h0
@@ -544,28 +546,7 @@ def _initial_latent(self: LatentSSVM, rule, model, X, y, sample_weight, rng) -> 
     return np.zeros(shape, dtype=np.int64)
 
 # %% ../nbs/06_lssvm.ipynb #3c838088
-MAX_TIGHTEN = 3   # tenfold tightenings of the bound solver's tolerance when training ends at w = 0 with room below
-
-def _room_below(res) -> bool:
-    "Whether a bound solve's certificate leaves room for a minimum below its point (a duality gap above 1e-9 P)."
-    return res is not None and bool(np.isfinite(res.gap)) and res.gap > 1e-9 * max(abs(res.primal), 1e-12)
-
-@patch
-def _train_tightening(self: LatentSSVM, w0, h0, select, rng) -> tuple:
-    """`_train` on `problem_`; while it ends at w = 0 with room below (see above), again from the start with a tenfold
-    smaller solver tolerance, at most `MAX_TIGHTEN` times. Returns (result, the runs before it)."""
-    problem, tried = self.problem_, []
-    while True:
-        res = self._train(problem, w0, h0, select, rng)
-        run = problem.run
-        res.trace.info["tol"] = np.full(len(res.trace), float(run.solver.tol))
-        if np.any(res.w) or not _room_below(run.last) or len(tried) >= MAX_TIGHTEN:
-            return res, tried
-        tried.append(dict(tol=float(run.solver.tol), primal=float(run.last.primal), gap=float(run.last.gap),
-                          n_iter=int(res.n_iter)))
-        solver = copy.copy(run.solver)
-        solver.tol = run.solver.tol / 10
-        problem.run = SolverRun(solver, run.rng)
+MAX_TIGHTEN = 3   # tenfold tightenings of a bound solve that ends at w = 0 with room below (`SolverRun`)
 
 # %% ../nbs/06_lssvm.ipynb #e1955680
 @patch
@@ -583,13 +564,13 @@ def _fitted(self: LatentSSVM):
         first = run.first                                    # gmm solves at least once
         if not np.isfinite(first.gap):
             why = f"the first bound's solve ({solver.name}) ended at w = 0, so"
-        elif first.gap <= 1e-9 * max(first.primal, 1e-12):
+        elif not room_below(first):
             why = "the first bound (from h0) is minimised by w = 0, so"
         else:
-            again = (f" (after {len(self.tightened_)} tenfold tightening(s) from tol={self.tightened_[0]['tol']:g})"
-                     if self.tightened_ else "")
+            again = sum(t["solve"] == 0 for t in run.tightened)
+            again = f" after {again} tenfold tightening(s) from tol={solver.tol:g}" if again else ""
             why = (f"the first bound's solve could not tell a descent below w = 0 from none: its certificate allows "
-                   f"{first.gap:.2g} (tol={solver.tol}{again}), so a descent smaller than that is not found. A "
+                   f"{first.gap:.2g} (tol={run.tols[0]:g}{again}), so a descent smaller than that is not found. A "
                    "smaller tol may leave w = 0; if not,")
         penalty = "" if isinstance(self.problem_.regularizer, L2) else " (or the regularizer's penalty zeroes every weight)"
         warnings.warn(f"{type(self).__name__}: training ended at w = 0, where every latent value ties: {why} nothing "

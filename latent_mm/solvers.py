@@ -5,6 +5,7 @@
 # %% ../nbs/05_ssvm_solvers.ipynb #198c1639
 from __future__ import annotations
 
+import copy
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -22,7 +23,8 @@ from ._kernels import (dense_to_csr, dual_point, group_prox, inner_passes, inser
 __all__ = ['SOLVERS', 'Oracle', 'EnumeratedSSVM', 'random_ssvm', 'Regularizer', 'L2', 'GroupL2', 'primal_objective',
            'solve_cvxpy', 'SSVMState', 'SSVMResult', 'BoundSolver', 'bcfw', 'BCFW', 'simplex_qp', 'CutSet',
            'cutting_plane', 'CuttingPlane', 'SDMState', 'sdm', 'SDM', 'bcfw_then_cutting_plane', 'solve_ssvm',
-           'AutoSolver', 'BCFWThenCuttingPlane', 'subgradient_descent', 'Subgradient', 'make_solver', 'SolverRun']
+           'AutoSolver', 'BCFWThenCuttingPlane', 'subgradient_descent', 'Subgradient', 'make_solver', 'room_below',
+           'SolverRun']
 
 # %% ../nbs/05_ssvm_solvers.ipynb #5b0c4e21
 def _missing(obj, contract, name):
@@ -1177,16 +1179,23 @@ def make_solver(solver="auto",    # a name in `SOLVERS`, or a `BoundSolver` (ret
     return SOLVERS[solver](**given)
 
 # %% ../nbs/05_ssvm_solvers.ipynb #5ab90009
+def room_below(res) -> bool:
+    "Whether a bound solve's certificate leaves room for a minimum below its point (a duality gap above 1e-9 P)."
+    return res is not None and bool(np.isfinite(res.gap)) and res.gap > 1e-9 * max(abs(res.primal), 1e-12)
+
 class SolverRun:
     "The bound solves of one fit: the solver, the warm start carried from each solve to the next, their log."
 
     def __init__(self,
                  solver:BoundSolver,  # the bound solver (or a name in `SOLVERS`, with its defaults)
                  rng=None,            # the fit's `numpy.random.Generator`, shared by its solves (or a seed)
+                 tighten:int=0,       # tenfold tightenings of a solve that ends at w = 0 with room below
                 ):
         self.solver, self.rng = make_solver(solver), np.random.default_rng(rng)
+        self.tighten = _check_count("tighten", tighten) if tighten else 0
         self.warm, self.first, self.last = None, None, None   # the state for the next solve; the first and last results
         self.n_solves, self.unconverged = 0, []               # (passes, relative gap) of every uncertified solve
+        self.tols, self.tightened = [], []                    # every solve's final tol; every re-solve (see above)
 
     def solve(self,
               oracle:Oracle,                # the bound
@@ -1196,9 +1205,20 @@ class SolverRun:
               *,
               w_prev=None,                  # the previous point
              )->SSVMResult:
-        "One bound solve, warm-started from the last one's state; logged."
-        res = self.solver.solve(oracle, lam, regularizer, sample_weight, warm=self.warm, w_prev=w_prev, rng=self.rng)
-        self.warm, self.last, self.n_solves = res.state, res, self.n_solves + 1
+        "One bound solve, warm-started from the last one's state, tightened while it ends at w = 0 with room below; logged."
+        solver = self.solver
+        for k in range(self.tighten + 1):
+            if k:
+                self.tightened.append(dict(solve=self.n_solves, tol=float(solver.tol), primal=float(res.primal),
+                                           gap=float(res.gap), passes=int(res.n_passes)))
+                solver = copy.copy(solver)
+                solver.tol = solver.tol / 10
+            res = solver.solve(oracle, lam, regularizer, sample_weight, warm=self.warm, w_prev=w_prev, rng=self.rng)
+            self.warm = res.state
+            if np.any(res.w) or not room_below(res):
+                break
+        self.last, self.n_solves = res, self.n_solves + 1
+        self.tols.append(float(solver.tol))
         if self.first is None:
             self.first = res
         if not res.converged:

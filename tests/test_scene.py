@@ -157,8 +157,8 @@ def test_cli_reproduce_scene(tmp_path, capsys):
 
 def test_a_fit_left_at_zero_is_retried_tighter_or_says_whether_the_solver_could_see_a_descent(monkeypatch):
     """Coherent starts whose first bound is nearly flat: at tol=1e-2 the solve cannot see the descent below w = 0, so
-    the fit trains again at tighter tolerances and learns; without the retries, the warning names the certificate's
-    allowance and tol."""
+    the first solve is repeated at tighter tolerances and the fit learns; without the retries, the warning names the
+    certificate's allowance and tol."""
     import warnings
     import latent_mm.lssvm as lssvm
     grid = (6, 6)
@@ -177,8 +177,11 @@ def test_a_fit_left_at_zero_is_retried_tighter_or_says_whether_the_solver_could_
 
     est, messages = fit()
     assert np.any(est.coef_) and est.objective_ < 1.0 and messages == []
-    assert est.tightened_[0]["tol"] == 1e-2 and est.tightened_[0]["primal"] == 1.0    # the first run ended at w = 0
-    assert est.trace_.info["tol"][0] == 1e-2 / 10 ** len(est.tightened_)
+    assert est.tightened_[0]["tol"] == 1e-2 and est.tightened_[0]["primal"] == 1.0    # the first solve ended at w = 0
+    assert all(t["solve"] == 0 for t in est.tightened_)                               # ... and only the first
+    tols = est.trace_.info["tol"]
+    assert len(tols) == est.n_iter_ > 1 and np.all(tols[1:] == 1e-2)                  # the later solves at tol
+    np.testing.assert_allclose(tols[0], 1e-2 / 10 ** len(est.tightened_), rtol=1e-12)
     monkeypatch.setattr(lssvm, "MAX_TIGHTEN", 0)
     est, messages = fit()
     assert not np.any(est.coef_) and len(messages) == 1 and est.tightened_ == []
