@@ -12,7 +12,7 @@ RESULTS = Path(__file__).resolve().parents[1] / "nbs" / "experiments" / "results
 FILES = sorted(RESULTS.glob("*.jsonl"))
 QUICK = 2.0          # recorded seconds of a file's sampled trials, at most, for CI to rerun them
 ALWAYS = {"lssvm_first_bound",    # slower when recorded, under a second today: a trial function no notebook test runs
-          "scene_full"}           # a few seconds: its quickest trials retry the w = 0 fits at tighter tolerances
+          "scene_full"}           # 1-3 s: its quickest trials repeat the first solve at tighter tolerances
 
 
 def records(path):
