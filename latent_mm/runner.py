@@ -16,6 +16,7 @@ import json
 import math
 import os
 import sys
+import textwrap
 import threading
 import time
 import warnings
@@ -37,11 +38,11 @@ except ImportError:                 # Windows: no locks, one process per results
 # %% auto #0
 __all__ = ['NOT_FINGERPRINTED', 'STALE', 'N_JOBS', 'FRACTION', 'POSITIVE', 'NON_NEGATIVE', 'FOLDER', 'COMMON_OPTIONS',
            'config_key', 'record_digest', 'parse_record', 'load_results', 'trial_name', 'resolved_config',
-           'code_modules', 'code_fingerprint', 'record_call', 'StaleResultsError', 'stale_policy', 'stale_records',
-           'stale_reason', 'ResultsFile', 'run_trials', 'stop_workers', 'stop_workers_at_exit', 'write_csv', 'read_csv',
-           'sample_std', 'is_time', 'compare_results', 'sample_trials', 'import_trial', 'Verification',
-           'verify_results', 'option_rule', 'at_least', 'OptionError', 'check_option', 'greater_than', 'about',
-           'Experiment', 'experiment', 'find_experiments']
+           'code_modules', 'code_text', 'code_fingerprint', 'record_call', 'StaleResultsError', 'stale_policy',
+           'stale_records', 'stale_reason', 'ResultsFile', 'run_trials', 'stop_workers', 'stop_workers_at_exit',
+           'write_csv', 'read_csv', 'sample_std', 'is_time', 'compare_results', 'sample_trials', 'import_trial',
+           'Verification', 'verify_results', 'option_rule', 'at_least', 'OptionError', 'check_option', 'greater_than',
+           'about', 'Experiment', 'experiment', 'find_experiments']
 
 # %% ../nbs/12_runner.ipynb #d62fbf7f
 def _to_json(x):
@@ -170,11 +171,26 @@ def code_modules(func) -> dict[str, str]:
                 seen[m], _ = _module_source(m), todo.append(m)
     return dict(sorted(seen.items()))
 
+def code_text(source: str) -> str:
+    """What of a module's (or function's) source a fingerprint hashes: its syntax tree without docstrings, so that
+    comments, docstrings and layout do not count (the source itself if it does not parse)."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return source
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
+
 def code_fingerprint(func) -> str:
-    "The library's version and a hash of `code_modules(func)`: `version+hash`."
+    "The library's version and a hash of the `code_text` of `code_modules(func)`: `version+hash`."
     digest = hashlib.sha256()
     for name, source in code_modules(func).items():
-        digest.update(name.encode() + b"\0" + source.encode() + b"\0")
+        digest.update(name.encode() + b"\0" + code_text(source).encode() + b"\0")
     return f"{__version__}+{digest.hexdigest()[:12]}"
 
 # %% ../nbs/12_runner.ipynb #701eec15

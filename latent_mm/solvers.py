@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -23,8 +24,8 @@ from ._kernels import (dense_to_csr, dual_point, group_prox, inner_passes, inser
 __all__ = ['SOLVERS', 'Oracle', 'EnumeratedSSVM', 'random_ssvm', 'Regularizer', 'L2', 'GroupL2', 'primal_objective',
            'solve_cvxpy', 'SSVMState', 'SSVMResult', 'BoundSolver', 'bcfw', 'BCFW', 'simplex_qp', 'CutSet',
            'cutting_plane', 'CuttingPlane', 'SDMState', 'sdm', 'SDM', 'bcfw_then_cutting_plane', 'solve_ssvm',
-           'AutoSolver', 'BCFWThenCuttingPlane', 'subgradient_descent', 'Subgradient', 'make_solver', 'room_below',
-           'SolverRun']
+           'AutoSolver', 'BCFWThenCuttingPlane', 'subgradient_descent', 'Subgradient', 'solver_options', 'make_solver',
+           'room_below', 'SolverRun']
 
 # %% ../nbs/05_ssvm_solvers.ipynb #5b0c4e21
 def _missing(obj, contract, name):
@@ -236,10 +237,10 @@ def _check_number(name, value, low=0.0, strict=False) -> float:
         raise ValueError(f"{name}={value!r} must be a finite number {'>' if strict else '>='} {low:g}")
     return float(value)
 
-def _check_count(name, value) -> int:
-    "An integer (not a bool) >= 1."
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name}={value!r} must be an integer >= 1")
+def _check_count(name, value, low=1) -> int:
+    "An integer (not a bool) >= `low`."
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ValueError(f"{name}={value!r} must be an integer >= {low}")
     return int(value)
 
 # %% ../nbs/05_ssvm_solvers.ipynb #3d5e9a04
@@ -1037,9 +1038,21 @@ class SDM(BoundSolver):
     `SDMState` (a state of another solver starts it cold)."""
     name = "sdm"
 
+    def __init__(self, tol=1e-4, max_passes=1000,
+                 cg_iter=50,   # `sdm`'s conjugate-gradient iterations on the face (0: block steps only)
+                 max_age=20,   # `sdm` drops a plane without weight for this many oracle rounds
+                ):
+        super().__init__(tol, max_passes)
+        self.cg_iter, self.max_age = _check_count("cg_iter", cg_iter, 0), _check_count("max_age", max_age, 0)
+
     def solve(self, oracle, lam, regularizer=None, sample_weight=None, warm=None, *, w_prev=None, rng=None):
         return sdm(oracle, lam, sample_weight=sample_weight, regularizer=regularizer, tol=self.tol,
-                   max_passes=self.max_passes, warm=warm, w_prev=w_prev, random_state=rng, warn=False)
+                   max_passes=self.max_passes, warm=warm, w_prev=w_prev, random_state=rng, warn=False,
+                   cg_iter=self.cg_iter, max_age=self.max_age)
+
+    def __repr__(self):
+        return (f"SDM(tol={self.tol!r}, max_passes={self.max_passes!r}, cg_iter={self.cg_iter!r}, "
+                f"max_age={self.max_age!r})")
 
 # %% ../nbs/05_ssvm_solvers.ipynb #c7a1e00c
 def bcfw_then_cutting_plane(oracle,              # the bound, an `Oracle`
@@ -1165,18 +1178,32 @@ class Subgradient(BoundSolver):
 SOLVERS = {"auto": AutoSolver, "bcfw": BCFW, "bcfw+cutting-plane": BCFWThenCuttingPlane, "cutting-plane": CuttingPlane,
            "sdm": SDM, "subgradient": Subgradient}
 
+def solver_options(name) -> tuple:
+    "The options the bound solver `name` of `SOLVERS` takes beyond `tol` and `max_passes`."
+    params = inspect.signature(SOLVERS[name].__init__).parameters
+    return tuple(p for p in params if p not in ("self", "tol", "max_passes"))
+
 def make_solver(solver="auto",    # a name in `SOLVERS`, or a `BoundSolver` (returned as it is)
                 *,
                 tol=None,         # the solver's tolerance (None: its class default)
                 max_passes=None,  # its budget of passes over the examples (None: its class default)
+                **options,        # options of the named solver's class (`solver_options`), e.g. `SDM`'s cg_iter
                ) -> BoundSolver:
-    "The bound solver `solver`, with the given `tol` and `max_passes`."
+    "The bound solver `solver`, with the given `tol`, `max_passes` and options."
     if isinstance(solver, BoundSolver):
+        if options:
+            raise ValueError(f"options {', '.join(sorted(options))} were given with the solver object {solver!r}: "
+                             "set them when constructing it")
         return solver
     if not isinstance(solver, str) or solver not in SOLVERS:
         raise ValueError(f"solver={solver!r} must be one of {', '.join(map(repr, SOLVERS))} or a BoundSolver")
+    takes = solver_options(solver)
+    unknown = sorted(set(options) - set(takes))
+    if unknown:
+        raise ValueError(f"solver={solver!r} takes no option {unknown[0]!r}; its options: "
+                         f"{', '.join(takes) if takes else 'none'}")
     given = {k: v for k, v in dict(tol=tol, max_passes=max_passes).items() if v is not None}
-    return SOLVERS[solver](**given)
+    return SOLVERS[solver](**given, **options)
 
 # %% ../nbs/05_ssvm_solvers.ipynb #5ab90009
 def room_below(res) -> bool:

@@ -225,9 +225,10 @@ def _cell(value, floatfmt, missing) -> str:
     return floatfmt.format(value) if isinstance(value, float) else str(value)
 
 def format_table(rows, columns=None, floatfmt="{:.4g}", missing="-") -> str:
-    "Plain-text table of a list of dicts (one line per row, aligned columns); a missing value shows as `missing`."
-    columns = columns or list(rows[0])
-    cells = [[_cell(r[c], floatfmt, missing) for c in columns] for r in rows]
+    """Plain-text table of a list of dicts (one line per row, aligned columns: by default every key of any row, in the
+    order they first appear); a missing value (None, NaN or a key the row lacks) shows as `missing`."""
+    columns = columns or list(dict.fromkeys(k for r in rows for k in r))
+    cells = [[_cell(r.get(c), floatfmt, missing) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths))
     return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells])
