@@ -7,7 +7,8 @@ the default options up to `max_iter` iterations: CCCP from the k-means start wit
 G-MM random from random start 0. The bounds of their solves 2, 5, 10, 20, 30 and 39 (those the run reaches) are kept
 with the warm state each solve started from. Every setting then solves every kept bound from that state to the
 protocol's relative gap; printed per setting: CPU seconds of the process over all bounds (the best of `--repeats`),
-oracle rounds, block visits and conjugate-gradient iterations per bound, and the ratio to the defaults. Every solve
+per bound the oracle rounds, block visits, conjugate-gradient iterations and their restarts at a bound of the face,
+the planes per image in the working sets at the end, and the ratio to the defaults. Every solve
 is certified, so the settings differ in time, not in what they certify.
 """
 import argparse
@@ -60,7 +61,7 @@ def main():
                   for b in capture(*trial, args.max_iter, protocol, size)]
         rows = []
         for options in SETTINGS:
-            cpu, rounds, visits, cg = 0.0, 0, 0, 0
+            cpu, rounds, visits, cg, restarts, planes = 0.0, 0, 0, 0, 0, 0.0
             for oracle, lam, reg, s, warm, w_prev in bounds:
                 best = float("inf")
                 for _ in range(args.repeats):
@@ -71,9 +72,11 @@ def main():
                 assert r.converged, (options, r.gap, r.primal)
                 cpu, rounds = cpu + best, rounds + r.n_passes
                 visits, cg = visits + r.info["block_visits"], cg + r.info["cg_iterations"]
+                restarts, planes = restarts + r.info["cg_restarts"], planes + r.info["planes"] / oracle.n_samples
             n = len(bounds)
             rows.append(dict(options=", ".join(f"{k}={v}" for k, v in options.items()) or "defaults",
-                             bounds=n, cpu_s=cpu, rounds=rounds / n, block_visits=visits / n, cg_iterations=cg / n))
+                             bounds=n, cpu_s=cpu, rounds=rounds / n, block_visits=visits / n, cg_iterations=cg / n,
+                             cg_restarts=restarts / n, planes_per_image=planes / n))
         for r in rows:
             r["/ defaults"] = r["cpu_s"] / rows[0]["cpu_s"]
     print(format_table(rows, floatfmt="{:.4g}"))
