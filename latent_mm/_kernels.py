@@ -13,8 +13,9 @@ import numpy as np
 __all__ = ['KERNELS', 'FAST', 'GOLDEN', 'MIX1', 'MIX2', 'SHIFTS', 'NORMAL_Y', 'DUAL', 'compile_kernels', 'kernel', 'uniform',
            'randint', 'least', 'first', 'regret_rows', 'scan_rows', 'metropolis', 'g', 'mean_spend', 'solve_beta',
            'pick', 'draw_product', 'repair', 'random_bound', 'plane_dot', 'gram_row', 'set_truth', 'insert_planes',
-           'dual_point', 'prox_group', 'group_prox', 'oracle_round', 'block_ascent', 'face_slope',
-           'face_preconditioner', 'face_cg', 'inner_passes', 'dense_to_csr']
+           'purge_slots', 'dual_point', 'prox_group', 'group_prox', 'oracle_round', 'block_ascent', 'face_slope',
+           'face_preconditioner', 'face_cg', 'inner_passes', 'dense_to_csr', 'rbow_score', 'rbow_class_scores',
+           'rbow_oracle']
 
 # %% ../nbs/01a_kernels.ipynb #7c70e86e
 KERNELS = {}   # name -> [function, numba.njit options, its compiled dispatcher or None]
@@ -435,6 +436,35 @@ def insert_planes(ex, planes, L, ws, cnt, alpha, loss, gram, age, pidx, pval, ps
         age[i, slot] = 0
         gram_row(i, slot, ws, cnt, gram, pidx, pval, pstart, plen, work)
     return ok
+
+# %% ../nbs/01a_kernels.ipynb #9a3e5f02
+@kernel(cache=True)
+def purge_slots(ws, cnt, alpha, loss, age, gram, max_age) -> int:
+    """Drop every example's slots but 0 with no weight and an age above `max_age`, compacting its working set (plane
+    ids, weights, losses, ages, Gram rows and columns) in place; weights past the new count become 0. Returns the
+    slots dropped."""
+    n, M = ws.shape
+    keep = np.empty(M, np.int64)
+    dropped = 0
+    for i in range(n):
+        m = cnt[i]
+        k = 0
+        for l in range(m):
+            if l == 0 or not (age[i, l] > max_age and alpha[i, l] == 0.0):
+                keep[k] = l
+                k += 1
+        if k == m:
+            continue
+        for x in range(k):                              # keep[x] >= x: row-major order reads before it writes
+            for y in range(k):
+                gram[i, x, y] = gram[i, keep[x], keep[y]]
+            l = keep[x]
+            ws[i, x], alpha[i, x], loss[i, x], age[i, x] = ws[i, l], alpha[i, l], loss[i, l], age[i, l]
+        for l in range(k, M):
+            alpha[i, l] = 0.0
+        cnt[i] = k
+        dropped += m - k
+    return dropped
 
 # %% ../nbs/01a_kernels.ipynb #b1bcfb80
 @kernel(cache=True, fastmath=DUAL)
@@ -917,3 +947,72 @@ def dense_to_csr(A):
                 data[k] = A[r, j]
                 k += 1
     return indptr, indices, data
+
+# %% ../nbs/01a_kernels.ipynb #7b0a5c02
+@kernel(inline="always")
+def rbow_score(A, U, i, y) -> float:
+    "mean_r max_p (A[i, r, k(y), p] + U[y, p]): k(y) = 0 with one filter set, else y; the regions summed in order."
+    V, S, P = A.shape[1], A.shape[2], A.shape[3]
+    k = y if S > 1 else 0
+    s = 0.0
+    for r in range(V):
+        m = A[i, r, k, 0] + U[y, 0]
+        for p in range(1, P):
+            t = A[i, r, k, p] + U[y, p]
+            if t > m:
+                m = t
+        s = m if r == 0 else s + m
+    return s / V
+
+@kernel(cache=True)
+def rbow_class_scores(A, U, out):
+    "out[i, y] = `rbow_score(A, U, i, y)` for part scores A (n, V, 1 or K, P) and u (K, P)."
+    for i in range(A.shape[0]):
+        for y in range(U.shape[0]):
+            out[i, y] = rbow_score(A, U, i, y)
+
+@kernel(cache=True)
+def rbow_oracle(A, U, y, X) -> tuple:
+    """Every image's loss-augmented argmax (0-1 loss) from part scores A (n, V, S, P), u (K, P), labels y and region
+    features X (n, V, d): (indptr, indices, data) of its joint features' CSR rows (width S P d + K P) and its losses."""
+    n, V, S, P = A.shape
+    K, d = U.shape[0], X.shape[2]
+    z = np.empty(V, np.int64)
+    sums = np.empty((P, d))
+    counts = np.empty(P, np.int64)
+    indptr = np.zeros(n + 1, np.int64)
+    indices = np.empty(n * (P * d + P), np.int32)
+    data = np.empty(n * (P * d + P))
+    L = np.empty(n)
+    nnz = 0
+    for i in range(n):
+        yh, best = 0, rbow_score(A, U, i, 0) + (1.0 if y[i] != 0 else 0.0)
+        for c in range(1, K):
+            s = rbow_score(A, U, i, c) + (1.0 if y[i] != c else 0.0)
+            if s > best:
+                yh, best = c, s
+        k = yh if S > 1 else 0
+        sums[:, :] = 0.0
+        counts[:] = 0
+        for r in range(V):
+            zr, m = 0, A[i, r, k, 0] + U[yh, 0]
+            for p in range(1, P):
+                t = A[i, r, k, p] + U[yh, p]
+                if t > m:
+                    zr, m = p, t
+            counts[zr] += 1
+            for j in range(d):
+                sums[zr, j] += X[i, r, j]
+        for p in range(P):
+            for j in range(d):
+                val = sums[p, j] / V
+                if val != 0.0:
+                    indices[nnz], data[nnz] = (k * P + p) * d + j, val
+                    nnz += 1
+        for p in range(P):
+            if counts[p] != 0:
+                indices[nnz], data[nnz] = S * P * d + yh * P + p, counts[p] / V
+                nnz += 1
+        indptr[i + 1] = nnz
+        L[i] = 1.0 if yh != y[i] else 0.0
+    return indptr, indices[:nnz].copy(), data[:nnz].copy(), L

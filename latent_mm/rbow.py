@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from fastcore.basics import patch
 
+from ._kernels import rbow_class_scores, rbow_oracle
 from .core import check_real
 from .lssvm import FixedLatentBound, LatentModel
 from .selection import touching_configuration
@@ -140,11 +141,12 @@ def feature_rows(self: RBoWModel, X, y, h):
 
 # %% ../nbs/11_rbow.ipynb #087913a4
 def _class_scores(A, U) -> np.ndarray:
-    "mean_r max_p (A[i, r, k(y), p] + U[y, p]) of part scores A (n, V, 1 or K, P) and u (K, P), shape (n, K)."
-    M = A[..., 0] + U[:, 0]
-    for p in range(1, A.shape[-1]):
-        np.maximum(M, A[..., p] + U[:, p], out=M)
-    return M.sum(1) / A.shape[1]
+    """mean_r max_p (A[i, r, k(y), p] + U[y, p]) of part scores A (n, V, 1 or K, P) and u (K, P), shape (n, K)
+    (compiled: `latent_mm._kernels.rbow_class_scores`)."""
+    A, U = np.ascontiguousarray(A, dtype=float), np.ascontiguousarray(U, dtype=float)
+    out = np.empty((A.shape[0], U.shape[0]))
+    rbow_class_scores(A, U, out)
+    return out
 
 @patch
 def scores(self: RBoWModel, X, w) -> np.ndarray:
@@ -225,22 +227,15 @@ def loss_augmented(self: RBoWBound, w, i) -> tuple:
 # %% ../nbs/11_rbow.ipynb #3f083e4a
 @patch
 def loss_augmented_batch(self: RBoWBound, w, idx) -> tuple:
-    """(Phi, L) of images idx's loss-augmented argmax, dense rows: one part-score pass, the filter sums of all images
-    as one sparse-dense product (region (i, r) adds x_ir to row (i, z_ir)), written to filter set k(y_hat_i)."""
+    """(Phi, L) of images idx's loss-augmented argmax as CSR rows: one part-score pass (a matrix product), then one
+    compiled pass over the images (`latent_mm._kernels.rbow_oracle`) that picks the class and the parts and sums
+    the regions' features into filter set k(y_hat_i)'s block."""
     idx = np.asarray(idx)
-    X, y, m = self.X[idx], self.y[idx], len(idx)
-    P, K, V, d, S = self.model.n_parts, self.model.n_classes, self.n_regions, self.d, self.model.n_filter_sets
+    X = np.ascontiguousarray(self.X[idx], dtype=float)
     A, U = self.model.part_scores(X, w)
-    y_hat = (_class_scores(A, U) + (np.arange(K) != y[:, None])).argmax(1)
-    parts = self.model.class_part_scores(A, U, y_hat).argmax(-1)              # the part of every region under y_hat
-    key = (np.arange(m)[:, None] * P + parts).ravel()                          # (image, part) of each region
-    scatter = sp.csc_matrix((np.ones(m * V), key, np.arange(m * V + 1)), shape=(m * P, m * V))
-    Phi = np.zeros((m, self.n_features))
-    f = S * P * d
-    Phi[:, :f].reshape(m, S, P * d)[np.arange(m), self.model.filter_set(y_hat)] = (
-        (scatter @ X.reshape(-1, d)).reshape(m, P * d) / V)
-    Phi[:, f:].reshape(m, K, P)[np.arange(m), y_hat] = np.bincount(key, minlength=m * P).reshape(m, P) / V
-    return Phi, (y_hat != y).astype(float)
+    indptr, indices, data, L = rbow_oracle(np.ascontiguousarray(A), np.ascontiguousarray(U),
+                                           np.asarray(self.y[idx], dtype=np.int64), X)
+    return sp.csr_matrix((data, indices, indptr), shape=(len(idx), self.n_features)), L
 
 # %% ../nbs/11_rbow.ipynb #4af05d99
 @patch

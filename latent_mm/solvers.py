@@ -18,7 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from ._kernels import (dense_to_csr, dual_point, group_prox, inner_passes, insert_planes, oracle_round,
-                               set_truth)
+                               purge_slots, set_truth)
 
 # %% auto #0
 __all__ = ['SOLVERS', 'Oracle', 'EnumeratedSSVM', 'random_ssvm', 'Regularizer', 'L2', 'GroupL2', 'primal_objective',
@@ -835,15 +835,19 @@ def live_planes(self: SDMState) -> np.ndarray:
     return self.ws[np.arange(self.M)[None, :] < self.cnt[:, None]]
 
 @patch
-def add_planes(self: SDMState, A) -> np.ndarray:
-    "Append the rows of CSR matrix A (D columns) to the pool; return their plane ids."
-    m, nnz = A.shape[0], A.nnz
+def add_planes(self: SDMState, A, rows=None) -> np.ndarray:
+    "Append rows `rows` (default: all) of CSR matrix A (D columns) to the pool, in that order; return their plane ids."
+    first = A.indptr[:-1] if rows is None else A.indptr[rows]
+    lens = np.diff(A.indptr) if rows is None else A.indptr[np.asarray(rows) + 1] - first
+    m, nnz = len(lens), int(lens.sum())
     self.reserve(m, nnz)
     ids = np.arange(self.n_planes, self.n_planes + m)
-    self.pstart[ids] = self.nnz + A.indptr[:-1]
-    self.plen[ids] = np.diff(A.indptr)
-    self.pidx[self.nnz:self.nnz + nnz] = A.indices
-    self.pval[self.nnz:self.nnz + nnz] = A.data
+    offsets = np.cumsum(lens) - lens                    # where each row starts among the new entries
+    self.pstart[ids] = self.nnz + offsets
+    self.plen[ids] = lens
+    src = np.repeat(first - offsets, lens) + np.arange(nnz)
+    self.pidx[self.nnz:self.nnz + nnz] = A.indices[src]
+    self.pval[self.nnz:self.nnz + nnz] = A.data[src]
     self.n_planes, self.nnz = self.n_planes + m, self.nnz + nnz
     return ids
 
@@ -885,17 +889,8 @@ def grow(self: SDMState, M):
 
 @patch
 def purge(self: SDMState, max_age):
-    "Drop the slots (but slot 0) without weight for more than `max_age` oracle rounds."
-    drop = (self.age > max_age) & (self.alpha == 0.0) & (np.arange(self.M)[None, :] < self.cnt[:, None])
-    drop[:, 0] = False
-    for i in np.flatnonzero(drop.any(1)):               # few rows, each a few slots
-        keep = np.flatnonzero(~drop[i, :self.cnt[i]])
-        k = len(keep)
-        self.ws[i, :k], self.alpha[i, :k] = self.ws[i, keep], self.alpha[i, keep]
-        self.loss[i, :k], self.age[i, :k] = self.loss[i, keep], self.age[i, keep]
-        self.gram[i, :k, :k] = self.gram[i][np.ix_(keep, keep)]
-        self.alpha[i, k:] = 0.0
-        self.cnt[i] = k
+    "Drop the slots (but slot 0) without weight for more than `max_age` oracle rounds; return how many."
+    return purge_slots(self.ws, self.cnt, self.alpha, self.loss, self.age, self.gram, max_age)
 
 # %% ../nbs/05_ssvm_solvers.ipynb #8765aade
 def _csr_rows(Phi, D) -> sp.csr_matrix:
@@ -929,7 +924,7 @@ def _oracle_rows(oracle, w, ex, D) -> tuple:
 
 def _add_planes(st, A, rows, ex, L, work):
     "Rows `rows` of A become planes of their examples ex[rows], the working sets doubled while one is full."
-    ids = st.add_planes(A[rows])
+    ids = st.add_planes(A, rows)
     ok = insert_planes(ex[rows], ids, L[rows], st.ws, st.cnt, st.alpha, st.loss, st.gram, st.age, st.pidx, st.pval,
                        st.pstart, st.plen, work)
     while not ok.all():
