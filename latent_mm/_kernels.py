@@ -951,14 +951,17 @@ def dense_to_csr(A):
 # %% ../nbs/01a_kernels.ipynb #7b0a5c02
 @kernel(inline="always")
 def rbow_score(A, U, i, y) -> float:
-    "mean_r max_p (A[i, r, k(y), p] + U[y, p]): k(y) = 0 with one filter set, else y; the regions summed in order."
+    """mean_r max_p (A[i, r, k(y), p] + U[y, r', p]): k(y) = 0 with one filter set, else y; r' = 0 when u has one
+    score per part (U of shape (K, 1, P)), else r; the regions summed in order."""
     V, S, P = A.shape[1], A.shape[2], A.shape[3]
     k = y if S > 1 else 0
+    per_region = U.shape[1] > 1
     s = 0.0
     for r in range(V):
-        m = A[i, r, k, 0] + U[y, 0]
+        ru = r if per_region else 0
+        m = A[i, r, k, 0] + U[y, ru, 0]
         for p in range(1, P):
-            t = A[i, r, k, p] + U[y, p]
+            t = A[i, r, k, p] + U[y, ru, p]
             if t > m:
                 m = t
         s = m if r == 0 else s + m
@@ -966,23 +969,24 @@ def rbow_score(A, U, i, y) -> float:
 
 @kernel(cache=True)
 def rbow_class_scores(A, U, out):
-    "out[i, y] = `rbow_score(A, U, i, y)` for part scores A (n, V, 1 or K, P) and u (K, P)."
+    "out[i, y] = `rbow_score(A, U, i, y)` for part scores A (n, V, 1 or K, P) and u (K, 1 or V, P)."
     for i in range(A.shape[0]):
         for y in range(U.shape[0]):
             out[i, y] = rbow_score(A, U, i, y)
 
 @kernel(cache=True)
 def rbow_oracle(A, U, y, X) -> tuple:
-    """Every image's loss-augmented argmax (0-1 loss) from part scores A (n, V, S, P), u (K, P), labels y and region
-    features X (n, V, d): (indptr, indices, data) of its joint features' CSR rows (width S P d + K P) and its losses."""
+    """Every image's loss-augmented argmax (0-1 loss) from part scores A (n, V, S, P), u (K, Vu, P) (Vu = 1: one
+    score per part; Vu = V: per region and part), labels y and region features X (n, V, d): (indptr, indices, data)
+    of its joint features' CSR rows (width S P d + K Vu P) and its losses."""
     n, V, S, P = A.shape
-    K, d = U.shape[0], X.shape[2]
+    K, Vu, d = U.shape[0], U.shape[1], X.shape[2]
     z = np.empty(V, np.int64)
     sums = np.empty((P, d))
     counts = np.empty(P, np.int64)
     indptr = np.zeros(n + 1, np.int64)
-    indices = np.empty(n * (P * d + P), np.int32)
-    data = np.empty(n * (P * d + P))
+    indices = np.empty(n * (P * d + max(P, V)), np.int32)
+    data = np.empty(n * (P * d + max(P, V)))
     L = np.empty(n)
     nnz = 0
     for i in range(n):
@@ -995,11 +999,13 @@ def rbow_oracle(A, U, y, X) -> tuple:
         sums[:, :] = 0.0
         counts[:] = 0
         for r in range(V):
-            zr, m = 0, A[i, r, k, 0] + U[yh, 0]
+            ru = r if Vu > 1 else 0
+            zr, m = 0, A[i, r, k, 0] + U[yh, ru, 0]
             for p in range(1, P):
-                t = A[i, r, k, p] + U[yh, p]
+                t = A[i, r, k, p] + U[yh, ru, p]
                 if t > m:
                     zr, m = p, t
+            z[r] = zr
             counts[zr] += 1
             for j in range(d):
                 sums[zr, j] += X[i, r, j]
@@ -1009,10 +1015,15 @@ def rbow_oracle(A, U, y, X) -> tuple:
                 if val != 0.0:
                     indices[nnz], data[nnz] = (k * P + p) * d + j, val
                     nnz += 1
-        for p in range(P):
-            if counts[p] != 0:
-                indices[nnz], data[nnz] = S * P * d + yh * P + p, counts[p] / V
+        if Vu > 1:                                      # one entry per region: its part
+            for r in range(V):
+                indices[nnz], data[nnz] = S * P * d + (yh * V + r) * P + z[r], 1.0 / V
                 nnz += 1
+        else:
+            for p in range(P):
+                if counts[p] != 0:
+                    indices[nnz], data[nnz] = S * P * d + yh * P + p, counts[p] / V
+                    nnz += 1
         indptr[i + 1] = nnz
         L[i] = 1.0 if yh != y[i] else 0.0
     return indptr, indices[:nnz].copy(), data[:nnz].copy(), L

@@ -19,11 +19,13 @@ from .lssvm import FixedLatentBound, LatentModel
 from .selection import touching_configuration
 
 # %% auto #0
-__all__ = ['FILTERS', 'INITS', 'RBoWModel', 'RBoWBound', 'neighbour_mean', 'toy_scenes', 'grid_edges', 'potts_energy',
-           'alpha_expansion', 'initial_parts', 'potts_budgeted_argmax', 'PottsCoherence', 'potts_coherence']
+__all__ = ['FILTERS', 'ASSIGNMENTS', 'INITS', 'RBoWModel', 'RBoWBound', 'neighbour_mean', 'toy_scenes', 'grid_edges',
+           'potts_energy', 'alpha_expansion', 'initial_parts', 'potts_budgeted_argmax', 'PottsCoherence',
+           'potts_coherence']
 
 # %% ../nbs/11_rbow.ipynb #112b0032
 FILTERS = ("shared", "class")
+ASSIGNMENTS = ("part", "region")
 
 class RBoWModel(LatentModel):
     """Reconfigurable bag-of-words model for `LatentSSVM`: X of shape (n_images, rows * cols, d) in row-major
@@ -34,6 +36,7 @@ class RBoWModel(LatentModel):
                  n_classes,         # K, the classes (>= 2)
                  grid,              # (rows, cols) of regions of every image
                  filters="shared",  # 'shared': one filter per part for all classes; 'class': one per class and part
+                 assignment="part", # region-to-part scores: 'part': u[y, p]; 'region': u[y, r, p], one per region too
                 ):
         if not (isinstance(n_parts, (int, np.integer)) and n_parts >= 2):
             raise ValueError(f"n_parts={n_parts!r} must be an integer >= 2: one part leaves nothing latent")
@@ -44,16 +47,23 @@ class RBoWModel(LatentModel):
         if not (isinstance(filters, str) and filters in FILTERS):
             raise ValueError(f"filters={filters!r} must be one of {FILTERS}: 'shared' parts have one filter for "
                              "every class, 'class' parts one filter per class")
+        if not (isinstance(assignment, str) and assignment in ASSIGNMENTS):
+            raise ValueError(f"assignment={assignment!r} must be one of {ASSIGNMENTS}: 'part' scores u[y, p] for a "
+                             "part anywhere in the image, 'region' scores u[y, r, p] for part p in region r")
         super().__init__(n_classes=int(n_classes))
         self.n_parts, self.grid, self.filters = int(n_parts), (int(grid[0]), int(grid[1])), filters
         self.n_regions = self.grid[0] * self.grid[1]
         self.n_filter_sets = self.n_classes if filters == "class" else 1
+        self.assignment = assignment
+        self.n_score_regions = self.n_regions if assignment == "region" else 1   # the middle axis of u (K, ., P)
 
     def __repr__(self):
+        extra = "" if self.assignment == "part" else f", assignment={self.assignment!r}"
         return (f"RBoWModel(n_parts={self.n_parts}, n_classes={self.n_classes}, grid={self.grid}, "
-                f"filters={self.filters!r})")
+                f"filters={self.filters!r}{extra})")
 
-    def with_n_classes(self, n_classes): return RBoWModel(self.n_parts, n_classes, self.grid, self.filters)
+    def with_n_classes(self, n_classes):
+        return RBoWModel(self.n_parts, n_classes, self.grid, self.filters, self.assignment)
 
 # %% ../nbs/11_rbow.ipynb #becdaaa6
 @patch
@@ -69,8 +79,9 @@ def n_latent_values(self: RBoWModel, X) -> int:
 # %% ../nbs/11_rbow.ipynb #35e321ed
 @patch
 def coef_shape(self: RBoWModel, X) -> tuple:
-    "Shape of the weights for data `X` (n, rows * cols, d): flat (f, u) of S P d + K P entries, S filter sets."
-    return (self.n_filter_sets * self.n_parts * np.shape(X)[-1] + self.n_classes * self.n_parts,)
+    """Shape of the weights for data `X` (n, rows * cols, d): flat (f, u) of S P d + K P entries (S filter sets), or
+    S P d + K V P with region-to-part scores per region."""
+    return (self.n_filter_sets * self.n_parts * np.shape(X)[-1] + self.n_classes * self.n_score_regions * self.n_parts,)
 
 @patch
 def check_input(self: RBoWModel, X):
@@ -82,11 +93,14 @@ def check_input(self: RBoWModel, X):
 # %% ../nbs/11_rbow.ipynb #2aa86c1e
 @patch
 def unpack(self: RBoWModel, w, n_features) -> tuple:
-    "(filters f (n_parts, d) shared or (n_classes, n_parts, d) per class, region-to-part scores u (K, P))."
+    """(filters f (n_parts, d) shared or (n_classes, n_parts, d) per class, region-to-part scores u (K, P), or
+    (K, V, P) with `assignment='region'`)."""
     w = np.asarray(w, float)
     cut = self.n_filter_sets * self.n_parts * n_features
     shape = (self.n_parts, n_features) if self.filters == "shared" else (self.n_classes, self.n_parts, n_features)
-    return w[:cut].reshape(shape), w[cut:].reshape(self.n_classes, self.n_parts)
+    u_shape = (self.n_classes, self.n_parts) if self.assignment == "part" else (self.n_classes, self.n_regions,
+                                                                                 self.n_parts)
+    return w[:cut].reshape(shape), w[cut:].reshape(u_shape)
 
 @patch
 def filter_set(self: RBoWModel, y) -> np.ndarray:
@@ -106,19 +120,20 @@ def part_scores(self: RBoWModel, X, w) -> tuple:
 def class_part_scores(self: RBoWModel, A, U, y) -> np.ndarray:
     "T[i, r, p] = A[i, r, k(y_i), p] + u[y_i, p], the part scores of image i under class y_i, shape (n, V, n_parts)."
     y = np.asarray(y)
-    return A[np.arange(len(A)), :, self.filter_set(y)] + U[y][:, None, :]
+    return A[np.arange(len(A)), :, self.filter_set(y)] + (U[y] if U.ndim == 3 else U[y][:, None, :])
 
 # %% ../nbs/11_rbow.ipynb #49c48a4e
 @patch
 def joint_features(self: RBoWModel, X, y, h) -> np.ndarray:
-    "phi(x_i, y_i, h_i) for every image (h_i its labelling of the V regions), shape (n, S P d + K P)."
+    """phi(x_i, y_i, h_i) for every image (h_i its labelling of the V regions), shape (n, S P d + K P), or
+    (n, S P d + K V P) with region-to-part scores per region."""
     X, y = np.asarray(X, float), np.asarray(y)
     n, V, d = X.shape
     P, K = self.n_parts, self.n_classes
     onehot = np.zeros((n, V, P))
     np.put_along_axis(onehot, np.asarray(h)[..., None], 1.0, axis=2)
-    counts = np.zeros((n, K, P))
-    counts[np.arange(n), y] = onehot.sum(1)
+    counts = np.zeros((n, K, self.n_score_regions, P))
+    counts[np.arange(n), y] = onehot if self.assignment == "region" else onehot.sum(1)[:, None, :]
     filters = np.zeros((n, self.n_filter_sets, P, d))
     filters[np.arange(n), self.filter_set(y)] = np.einsum("nvp,nvd->npd", onehot, X)
     return np.concatenate([filters.reshape(n, -1), counts.reshape(n, -1)], axis=1) / V
@@ -141,19 +156,20 @@ def feature_rows(self: RBoWModel, X, y, h):
 
 # %% ../nbs/11_rbow.ipynb #087913a4
 def _class_scores(A, U) -> np.ndarray:
-    """mean_r max_p (A[i, r, k(y), p] + U[y, p]) of part scores A (n, V, 1 or K, P) and u (K, P), shape (n, K)
-    (compiled: `latent_mm._kernels.rbow_class_scores`)."""
-    A, U = np.ascontiguousarray(A, dtype=float), np.ascontiguousarray(U, dtype=float)
+    """mean_r max_p (A[i, r, k(y), p] + U[y, p]) of part scores A (n, V, 1 or K, P) and u (K, P), or with U[y, r, p]
+    for u (K, V, P), shape (n, K) (compiled: `latent_mm._kernels.rbow_class_scores`)."""
+    A = np.ascontiguousarray(A, dtype=float)
+    U = np.ascontiguousarray(U, dtype=float).reshape(len(U), -1, A.shape[-1])
     out = np.empty((A.shape[0], U.shape[0]))
     rbow_class_scores(A, U, out)
     return out
 
 @patch
 def scores(self: RBoWModel, X, w) -> np.ndarray:
-    """S[i, r, p, y] = (f_{k(y),p} . x_ir + u_yp) / V, shape (n, V, n_parts, n_classes): what region r adds to the
-    score of class y with part p, so that w . phi(x_i, y, z) = sum_r S[i, r, z_r, y]."""
+    """S[i, r, p, y] = (f_{k(y),p} . x_ir + u_yp) / V (u_yrp per region), shape (n, V, n_parts, n_classes): what
+    region r adds to the score of class y with part p, so that w . phi(x_i, y, z) = sum_r S[i, r, z_r, y]."""
     A, U = self.part_scores(X, w)
-    return (A.swapaxes(2, 3) + U.T) / A.shape[1]
+    return (A.swapaxes(2, 3) + U.reshape(len(U), -1, A.shape[-1]).transpose(1, 2, 0)) / A.shape[1]
 
 @patch
 def decision_scores(self: RBoWModel, X, w) -> np.ndarray:
@@ -213,7 +229,7 @@ def loss_augmented(self: RBoWBound, w, i) -> tuple:
     x, P, K, S = self.X[i], self.model.n_parts, self.model.n_classes, self.model.n_filter_sets
     F, U = self.model.unpack(w, self.d)
     G = (F.reshape(-1, self.d) @ x.T).reshape(S, P, self.n_regions).transpose(1, 2, 0)
-    T = G + U.T[:, None, :]                                   # (P, V, K): parts first, for a fast max
+    T = G + U.reshape(K, -1, P).transpose(2, 1, 0)            # (P, V, K): parts first, for a fast max
     k = int((T.max(0).sum(0) / self.n_regions + (np.arange(K) != self.y[i])).argmax())
     z = T[:, :, k].argmax(0)
     onehot = np.zeros((self.n_regions, P))
@@ -221,7 +237,8 @@ def loss_augmented(self: RBoWBound, w, i) -> tuple:
     phi = np.zeros(self.n_features)
     f = int(self.model.filter_set(k)) * P * self.d            # where filter set k(y_hat) starts
     phi[f:f + P * self.d] = (onehot.T @ x).ravel() / self.n_regions
-    phi[S * P * self.d + k * P:S * P * self.d + (k + 1) * P] = onehot.sum(0) / self.n_regions
+    u0, Vu = S * P * self.d, self.model.n_score_regions       # where u starts; its regions (1: one score per part)
+    phi[u0 + k * Vu * P:u0 + (k + 1) * Vu * P] = (onehot if Vu > 1 else onehot.sum(0)).ravel() / self.n_regions
     return phi, float(k != self.y[i]), (k, z.tobytes())
 
 # %% ../nbs/11_rbow.ipynb #3f083e4a
@@ -233,8 +250,8 @@ def loss_augmented_batch(self: RBoWBound, w, idx) -> tuple:
     idx = np.asarray(idx)
     X = np.ascontiguousarray(self.X[idx], dtype=float)
     A, U = self.model.part_scores(X, w)
-    indptr, indices, data, L = rbow_oracle(np.ascontiguousarray(A), np.ascontiguousarray(U),
-                                           np.asarray(self.y[idx], dtype=np.int64), X)
+    U = np.ascontiguousarray(U).reshape(len(U), -1, A.shape[-1])
+    indptr, indices, data, L = rbow_oracle(np.ascontiguousarray(A), U, np.asarray(self.y[idx], dtype=np.int64), X)
     return sp.csr_matrix((data, indices, indptr), shape=(len(idx), self.n_features)), L
 
 # %% ../nbs/11_rbow.ipynb #4af05d99

@@ -148,7 +148,7 @@ def test_cli_reproduce_scene(tmp_path, capsys):
     capsys.readouterr()
     for bad, said in ((["--grid", "4"], "grid=[4] must be two integers"), (["--grid", "4", "1"], "'1' must be an integer >= 2"),
                       (["--separation", "nan"], "'nan' must be a finite number > 0"), (["--seeds", "0"], "'0' must be"),
-                      (["--filters", "both"], "'both' must be one of shared, class")):
+                      (["--filters", "both"], "'both' must be one of shared, class, region")):
         with pytest.raises(SystemExit):
             main(["reproduce", "scene", "--out", str(tmp_path / "bad")] + bad)
         assert said in capsys.readouterr().err
