@@ -15,32 +15,39 @@ from latent_mm.runner import read_csv
 from latent_mm.theory import check_trace
 
 
-def phi_by_definition(x, y, z, P, K, filters):
-    "phi(x, y, z) of one image, term by term: filter sums in filter set 0 (shared) or y (class), part counts in row y."
+def phi_by_definition(x, y, z, P, K, filters, assignment="part"):
+    """phi(x, y, z) of one image, term by term: filter sums in filter set 0 (shared) or y (class), part counts in row
+    y ('part') or a one for every region at its part in class y's block ('region')."""
     sets = np.zeros((K if filters == "class" else 1, P, x.shape[1]))
     np.add.at(sets[y if filters == "class" else 0], z, x)
-    counts = np.zeros((K, P))
-    counts[y] = np.bincount(z, minlength=P)
+    if assignment == "part":
+        counts = np.zeros((K, P))
+        counts[y] = np.bincount(z, minlength=P)
+    else:
+        counts = np.zeros((K, len(x), P))
+        counts[y, np.arange(len(x)), z] = 1.0
     return np.concatenate([sets.ravel(), counts.ravel()]) / len(x)
 
 
 @settings(max_examples=25, deadline=None)
 @given(rows=st.integers(1, 2), cols=st.integers(1, 3), P=st.integers(2, 3), K=st.integers(2, 3),
-       d=st.integers(1, 3), filters=st.sampled_from(["shared", "class"]), seed=st.integers(0, 2**31))
-def test_rbow_inference_equals_brute_force(rows, cols, P, K, d, filters, seed):
-    "Every inference of both readings, and the one-image and batched oracles, against every (class, labelling)."
+       d=st.integers(1, 3), filters=st.sampled_from(["shared", "class"]),
+       assignment=st.sampled_from(["part", "region"]), seed=st.integers(0, 2**31))
+def test_rbow_inference_equals_brute_force(rows, cols, P, K, d, filters, assignment, seed):
+    "Every inference of every reading, and the one-image and batched oracles, against every (class, labelling)."
     rng = np.random.default_rng(seed)
     V, n = rows * cols, 3
-    model = RBoWModel(P, K, (rows, cols), filters=filters)
+    model = RBoWModel(P, K, (rows, cols), filters=filters, assignment=assignment)
     X, y = rng.normal(size=(n, V, d)), rng.integers(0, K, n)
     w = rng.normal(size=model.size_joint_feature(X))
     Z = np.array(list(itertools.product(range(P), repeat=V)))
     top, S = model.objective_terms(X, y, w)
     bound = model.bound(X, y, rng.integers(0, P, (n, V)))
     Phi_b, L_b = bound.loss_augmented_batch(w, np.arange(n))
+    Phi_b = Phi_b.toarray()                                          # CSR rows
     y_hat, z_hat = model.loss_augmented_inference(X, y, w)
     for i in range(n):
-        Phi = np.array([[phi_by_definition(X[i], k, z, P, K, filters) for z in Z] for k in range(K)])
+        Phi = np.array([[phi_by_definition(X[i], k, z, P, K, filters, assignment) for z in Z] for k in range(K)])
         np.testing.assert_allclose(model.joint_features(X[i:i + 1].repeat(len(Z), 0), np.full(len(Z), y[i]), Z),
                                    Phi[y[i]], atol=1e-12)
         scores = Phi @ w
