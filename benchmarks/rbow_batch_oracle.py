@@ -34,9 +34,10 @@ def numpy_batch(bound, w, idx):
     X, y, m = bound.X[idx], bound.y[idx], len(idx)
     P, K, V, d, S = model.n_parts, model.n_classes, bound.n_regions, bound.d, model.n_filter_sets
     A, U = model.part_scores(X, w)
-    M = A[..., 0] + U[:, 0]
+    u = U[:, 0]                                                  # (K, P): one score per class and part
+    M = A[..., 0] + u[:, 0]
     for p in range(1, A.shape[-1]):
-        np.maximum(M, A[..., p] + U[:, p], out=M)
+        np.maximum(M, A[..., p] + u[:, p], out=M)
     y_hat = (M.sum(1) / A.shape[1] + (np.arange(K) != y[:, None])).argmax(1)
     parts = model.class_part_scores(A, U, y_hat).argmax(-1)
     key = (np.arange(m)[:, None] * P + parts).ravel()

@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import subprocess
+import sys
 from pathlib import Path
 
 
@@ -39,9 +40,14 @@ def main(rev, names, folder):
                                check=True).stdout.strip())
     for name in names:
         path = (Path(folder) / f"{name}.jsonl").resolve()
+        if not path.is_file():
+            sys.exit(f"results_diff.py: NAME={name!r}: {path} does not exist (a results file without .jsonl, "
+                     "e.g. scene_class)")
         rel = path.relative_to(root).as_posix()
-        old = by_config(subprocess.run(["git", "show", f"{rev}:{rel}"], capture_output=True, text=True,
-                                       check=True, cwd=root).stdout.splitlines())
+        shown = subprocess.run(["git", "show", f"{rev}:{rel}"], capture_output=True, text=True, cwd=root)
+        if shown.returncode != 0:
+            sys.exit(f"results_diff.py: REV={rev!r}: git cannot show {rel} there: {shown.stderr.strip()}")
+        old = by_config(shown.stdout.splitlines())
         new = by_config(path.read_text().splitlines())
         both = sorted(set(old) & set(new))
         moved = [(json.loads(k), f, old[k]["result"][f], new[k]["result"].get(f))

@@ -81,7 +81,8 @@ def n_latent_values(self: RBoWModel, X) -> int:
 def coef_shape(self: RBoWModel, X) -> tuple:
     """Shape of the weights for data `X` (n, rows * cols, d): flat (f, u) of S P d + K P entries (S filter sets), or
     S P d + K V P with region-to-part scores per region."""
-    return (self.n_filter_sets * self.n_parts * np.shape(X)[-1] + self.n_classes * self.n_score_regions * self.n_parts,)
+    u_size = self.n_classes * self.n_score_regions * self.n_parts
+    return (self.n_filter_sets * self.n_parts * np.shape(X)[-1] + u_size,)
 
 @patch
 def check_input(self: RBoWModel, X):
@@ -110,17 +111,19 @@ def filter_set(self: RBoWModel, y) -> np.ndarray:
 
 @patch
 def part_scores(self: RBoWModel, X, w) -> tuple:
-    "A[i, r, k, p] = f_{k,p} . x_ir for every filter set k, shape (n, V, n_filter_sets, n_parts), and u."
+    """A[i, r, k, p] = f_{k,p} . x_ir for every filter set k, shape (n, V, n_filter_sets, n_parts), and u as
+    (K, 1, P), or (K, V, P) with scores per region: u[y, r', p] is region r's score for part p, r' = 0 or r."""
     F, U = self.unpack(w, np.shape(X)[-1])
     X = np.asarray(X, float)
     A = X @ F.reshape(-1, X.shape[-1]).T
-    return A.reshape(X.shape[:2] + (self.n_filter_sets, self.n_parts)), U
+    return A.reshape(X.shape[:2] + (self.n_filter_sets, self.n_parts)), U.reshape(len(U), -1, self.n_parts)
 
 @patch
 def class_part_scores(self: RBoWModel, A, U, y) -> np.ndarray:
-    "T[i, r, p] = A[i, r, k(y_i), p] + u[y_i, p], the part scores of image i under class y_i, shape (n, V, n_parts)."
+    """T[i, r, p] = A[i, r, k(y_i), p] + u[y_i, r', p] (u as `part_scores` returns it), the part scores of image i
+    under class y_i, shape (n, V, n_parts)."""
     y = np.asarray(y)
-    return A[np.arange(len(A)), :, self.filter_set(y)] + (U[y] if U.ndim == 3 else U[y][:, None, :])
+    return A[np.arange(len(A)), :, self.filter_set(y)] + U[y]
 
 # %% ../nbs/11_rbow.ipynb #49c48a4e
 @patch
@@ -156,10 +159,9 @@ def feature_rows(self: RBoWModel, X, y, h):
 
 # %% ../nbs/11_rbow.ipynb #087913a4
 def _class_scores(A, U) -> np.ndarray:
-    """mean_r max_p (A[i, r, k(y), p] + U[y, p]) of part scores A (n, V, 1 or K, P) and u (K, P), or with U[y, r, p]
-    for u (K, V, P), shape (n, K) (compiled: `latent_mm._kernels.rbow_class_scores`)."""
-    A = np.ascontiguousarray(A, dtype=float)
-    U = np.ascontiguousarray(U, dtype=float).reshape(len(U), -1, A.shape[-1])
+    """mean_r max_p (A[i, r, k(y), p] + U[y, r', p]) of part scores A (n, V, 1 or K, P) and u (K, 1 or V, P) as
+    `part_scores` returns them, shape (n, K) (compiled: `latent_mm._kernels.rbow_class_scores`)."""
+    A, U = np.ascontiguousarray(A, dtype=float), np.ascontiguousarray(U, dtype=float)
     out = np.empty((A.shape[0], U.shape[0]))
     rbow_class_scores(A, U, out)
     return out
@@ -169,7 +171,7 @@ def scores(self: RBoWModel, X, w) -> np.ndarray:
     """S[i, r, p, y] = (f_{k(y),p} . x_ir + u_yp) / V (u_yrp per region), shape (n, V, n_parts, n_classes): what
     region r adds to the score of class y with part p, so that w . phi(x_i, y, z) = sum_r S[i, r, z_r, y]."""
     A, U = self.part_scores(X, w)
-    return (A.swapaxes(2, 3) + U.reshape(len(U), -1, A.shape[-1]).transpose(1, 2, 0)) / A.shape[1]
+    return (A.swapaxes(2, 3) + U.transpose(1, 2, 0)) / A.shape[1]
 
 @patch
 def decision_scores(self: RBoWModel, X, w) -> np.ndarray:
@@ -250,8 +252,8 @@ def loss_augmented_batch(self: RBoWBound, w, idx) -> tuple:
     idx = np.asarray(idx)
     X = np.ascontiguousarray(self.X[idx], dtype=float)
     A, U = self.model.part_scores(X, w)
-    U = np.ascontiguousarray(U).reshape(len(U), -1, A.shape[-1])
-    indptr, indices, data, L = rbow_oracle(np.ascontiguousarray(A), U, np.asarray(self.y[idx], dtype=np.int64), X)
+    indptr, indices, data, L = rbow_oracle(np.ascontiguousarray(A), np.ascontiguousarray(U),
+                                           np.asarray(self.y[idx], dtype=np.int64), X)
     return sp.csr_matrix((data, indices, indptr), shape=(len(idx), self.n_features)), L
 
 # %% ../nbs/11_rbow.ipynb #4af05d99
