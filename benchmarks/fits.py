@@ -21,7 +21,8 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from latent_mm.runner import compare_results, import_trial
+from latent_mm.cli import experiments as load_experiments
+from latent_mm.runner import compare_results, registered_trial
 
 RESULTS = Path(__file__).resolve().parents[1] / "nbs" / "experiments" / "results"
 
@@ -82,6 +83,7 @@ def positive(text):
 
 
 def main(argv=None):
+    load_experiments()                  # registers the trial functions named below
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", type=experiments, default=list(TRIALS), help="comma-separated experiments")
     ap.add_argument("--rtol", type=positive, default=1e-3)
@@ -95,7 +97,7 @@ def main(argv=None):
         for name in args.only:
             trial, file = TRIALS[name]
             r = pick_record(RESULTS / file, args.which)
-            func = import_trial(trial)
+            func = registered_trial(trial)
             old, t_old = cpu(lambda: func(**r["config"]))
             with solver_is(sys.modules[func.__module__], "auto"):
                 new, t_new = cpu(lambda: func(**r["config"]))

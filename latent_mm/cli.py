@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import __version__
 from .runner import (FOLDER, FRACTION, N_JOBS, Experiment, OptionError, StaleResultsError, at_least,
-                              find_experiments, import_trial, option_rule, verify_results)
+                              find_experiments, option_rule, registered_trial, verify_results)
 from .theory import format_table
 
 # %% auto #0
@@ -103,15 +103,15 @@ def results_files(names, folder) -> list[Path]:
     return found
 
 # %% ../nbs/90_cli.ipynb #a3f1c2d4
-def _importable(name: str) -> bool:
-    "Whether `name` is the dotted name of a function that imports (`module.function`)."
+def _registered(name: str) -> bool:
+    "Whether `name` is the name of a registered trial function (the experiments register theirs)."
     try:
-        import_trial(name)
+        registered_trial(name)
     except ValueError:
         return False
     return True
 
-TRIAL = option_rule(str, _importable, "a trial function that imports, as module.function")
+TRIAL = option_rule(str, _registered, "a registered trial function (an experiment's), as module.function")
 
 # %% ../nbs/90_cli.ipynb #df05aeb0
 def add_verify(sub):

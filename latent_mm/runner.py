@@ -36,13 +36,13 @@ except ImportError:                 # Windows: no locks, one process per results
     fcntl = None
 
 # %% auto #0
-__all__ = ['NOT_FINGERPRINTED', 'STALE', 'N_JOBS', 'FRACTION', 'POSITIVE', 'NON_NEGATIVE', 'FOLDER', 'COMMON_OPTIONS',
+__all__ = ['NOT_FINGERPRINTED', 'STALE', 'TRIALS', 'N_JOBS', 'FRACTION', 'POSITIVE', 'NON_NEGATIVE', 'FOLDER', 'COMMON_OPTIONS',
            'config_key', 'record_digest', 'parse_record', 'load_results', 'trial_name', 'resolved_config',
            'code_modules', 'code_text', 'code_fingerprint', 'record_call', 'StaleResultsError', 'stale_policy',
            'stale_records', 'stale_reason', 'ResultsFile', 'run_trials', 'stop_workers', 'stop_workers_at_exit',
-           'write_csv', 'read_csv', 'sample_std', 'is_time', 'compare_results', 'sample_trials', 'import_trial',
-           'Verification', 'verify_results', 'option_rule', 'at_least', 'OptionError', 'check_option', 'greater_than',
-           'about', 'Experiment', 'experiment', 'find_experiments']
+           'write_csv', 'read_csv', 'sample_std', 'is_time', 'compare_results', 'sample_trials', 'register_trial',
+           'registered_trial', 'Verification', 'verify_results', 'option_rule', 'at_least', 'OptionError',
+           'check_option', 'greater_than', 'about', 'Experiment', 'experiment', 'find_experiments']
 
 # %% ../nbs/12_runner.ipynb #d62fbf7f
 def _to_json(x):
@@ -619,13 +619,22 @@ def sample_trials(records: list[dict], sample: int = 1) -> list[dict]:
         chosen += {group(r): r for r in reversed(order)}.values()       # the quickest of each group
     return list({config_key(r["config"]): r for r in reversed(chosen)}.values())[::-1]
 
-def import_trial(name: str):
-    "The trial function of a dotted name `module.function`."
-    module, _, attr = name.rpartition(".")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError, ValueError) as e:
-        raise ValueError(f"trial={name!r} cannot be imported ({e}); give the trial function as module.function") from None
+TRIALS: dict[str, Callable] = {}   # the registered trial functions, by `trial_name`
+
+def register_trial(func: Callable) -> Callable:
+    "Register `func` as a trial function that `verify_results` may rerun for a record naming it; returns `func`."
+    if not callable(func):
+        raise TypeError(f"trial={func!r} must be a function")
+    TRIALS[trial_name(func)] = func
+    return func
+
+def registered_trial(name: str) -> Callable:
+    """The registered trial function `name`. A record names its trial function, but a results file is data: the name
+    is only looked up among registered functions (the experiments register theirs), never imported or run otherwise."""
+    if not isinstance(name, str) or name not in TRIALS:
+        known = ", ".join(sorted(TRIALS)) or "none yet (import the experiments: latent_mm.cli.experiments())"
+        raise ValueError(f"trial={str(name)[:80]!r} is not a registered trial function; registered: {known}")
+    return TRIALS[name]
 
 # %% ../nbs/12_runner.ipynb #1a7b945b
 @dataclass
@@ -661,20 +670,26 @@ def _summary(config: dict, width: int = 70) -> str:
 def verify_results(path, sample: int = 1, *, trial=None, rtol: float = 1e-6, atol: float = 1e-9,
                    restamp: bool = False, n_jobs: int = 1) -> Verification:
     """Rerun `sample_trials(records, sample)` of the results file `path` with today's code and compare each result
-    with its record. `trial`: the trial function (or its dotted name) for records that name none. `restamp`: if
-    every rerun trial matches, give every record today's fingerprint (see above)."""
+    with its record. A record's trial function is looked up among the registered ones (`registered_trial`); `trial`:
+    a function (or a registered name) for records that name none or name it. `restamp`: if every rerun trial
+    matches, give every record today's fingerprint (see above)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such results file")
     records = list(load_results(path).values())
     if not records:
         raise ValueError(f"{path}: no records to verify")
-    given = import_trial(trial) if isinstance(trial, str) else trial
+    given = registered_trial(trial) if isinstance(trial, str) else trial
     def func_of(r):
         name = r.get("trial") or (given and trial_name(given))
         if name is None:
-            raise ValueError(f"{path}: its records name no trial function; give trial= (module.function)")
-        return given if given is not None and trial_name(given) == name else import_trial(name)
+            raise ValueError(f"{path}: its records name no trial function; give trial= (a function)")
+        if given is not None and trial_name(given) == name:
+            return given
+        try:
+            return registered_trial(name)
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
     funcs = {id(f): f for f in map(func_of, records)}
     prints = {i: code_fingerprint(f) for i, f in funcs.items()}
     chosen = sample_trials(records, sample)

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from latent_mm.cli import main
-from latent_mm.runner import code_fingerprint, import_trial, load_results, sample_trials
+from latent_mm.cli import experiments, main
+from latent_mm.runner import code_fingerprint, load_results, registered_trial, sample_trials
 
 RESULTS = Path(__file__).resolve().parents[1] / "nbs" / "experiments" / "results"
 FILES = sorted(RESULTS.glob("*.jsonl"))
+experiments()        # registers the experiments' trial functions, which the records name
 QUICK = 2.0          # recorded seconds of a file's sampled trials, at most, for CI to rerun them
 ALWAYS = {"lssvm_first_bound",    # slower when recorded, under a second today: a trial function no notebook test runs
           "scene_full"}           # 1-3 s: its quickest trials repeat the first solve at tighter tolerances
@@ -35,7 +36,7 @@ def test_committed_records_carry_todays_fingerprint(path):
     "A change to code an experiment runs leaves its records stale until they are rerun or `verify --restamp`ed."
     rs = records(path)
     assert all(r.get("fingerprint") and r.get("trial") for r in rs)
-    today = {t: code_fingerprint(import_trial(t)) for t in {r["trial"] for r in rs}}
+    today = {t: code_fingerprint(registered_trial(t)) for t in {r["trial"] for r in rs}}
     stale = [r["config"] for r in rs if r["fingerprint"] != today[r["trial"]]]
     assert not stale, f"{path.name}: {len(stale)} of {len(rs)} records from other code, e.g. {stale[0]}"
 

@@ -14,7 +14,7 @@ from sklearn.metrics import average_precision_score
 
 from ..group_norm import GroupNormSSVM
 from ..kmeans import GMMKMeans
-from ..runner import (NON_NEGATIVE, at_least, experiment, option_rule, read_csv, record_call, run_trials,
+from ..runner import (NON_NEGATIVE, at_least, experiment, option_rule, read_csv, record_call, register_trial, run_trials,
                               write_csv)
 from ..theory import format_table
 
@@ -101,6 +101,7 @@ def components_per_class(est) -> np.ndarray:
     return (est.group_norms_.reshape(est.coef_.shape[:2]) > 0).sum(1)
 
 # %% ../../nbs/experiments/07_group_norm_components.ipynb #90d9c21d
+@register_trial
 def components_trial(seed: int = 0, lams: list = LAMS, n_fixed: list = (1, 2, 3, 4, 5, 6), C: float = 1.0,
                      n_train: int = 20, n_val: int = 20, n_test: int = 300) -> dict:
     "Per-class AP on val (models trained on train) and on test (trained on train + val); components kept."

@@ -14,7 +14,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets import load_rotated_digits
 from ..group_norm import GroupNormSSVM
-from ..runner import NON_NEGATIVE, at_least, experiment, read_csv, record_call, run_trials, write_csv
+from ..runner import (NON_NEGATIVE, at_least, experiment, read_csv, record_call, register_trial, run_trials,
+                              write_csv)
 from ..theory import format_table
 
 # %% auto #0
@@ -76,6 +77,7 @@ def test_time(D, sparse, full, repeats=10) -> dict:
                 full_seconds=float(np.median(t_full)))
 
 # %% ../../nbs/experiments/06_group_norm_digits.ipynb #1693d258
+@register_trial
 def digits_trial(pair: list, seed: int = 0, lam: float = 1.0, C: float = 1.0, sweep: list = (),
                  subgradient: bool = True, repeats: int = 10, ridge: float = 1.0) -> dict:
     """One (pair, seed): the full model (lam = 0), the group-norm model at `lam` (BCFW, and Algorithm 1's

@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets import load_cloud, load_d31, load_norm25, make_gmm200
 from ..kmeans import GMMKMeans, init_centers, init_partition
-from ..runner import record_call, sample_std, read_csv, run_trials, write_csv
+from ..runner import record_call, register_trial, sample_std, read_csv, run_trials, write_csv
 from ..selection import N_SWEEPS, random_walk
 from ..theory import format_table
 
@@ -55,6 +55,7 @@ def initial_state(dataset, init, trial, partition_as_bound=True) -> np.ndarray:
         return init_partition(X, k, seed)[0]
     return init_centers(X, k, init, random_state=seed, n_local_trials=1 if init == "k-means++" else None)
 
+@register_trial
 def kmeans_trial(dataset: str, init: str, trial: int, eta: float = 0.02, bound: str = "random",
                  max_iter: int = 1000, with_kmeans: bool = True, n_sweeps: float = N_SWEEPS,
                  walk_init: str = "product", partition_as_bound: bool = True) -> dict:

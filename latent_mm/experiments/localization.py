@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..bias import multifold_mil
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import record_call, sample_std, write_csv
+from ..runner import record_call, register_trial, sample_std, write_csv
 
 # %% auto #0
 __all__ = ['METHODS', 'SOLVER', 'INITS', 'FULL', 'CI', 'SENSITIVITY', 'make_localization', 'initial_latents', 'standardise',
@@ -111,6 +111,7 @@ def fold_data(init, fold, n_per_class=40, n_random=300, n_cv=5, seed=0) -> dict:
 
 SOLVER = "auto"   # the bound solver: the library's default, the sequential dual method (`latent_mm.solvers`)
 
+@register_trial
 def localization_trial(method, init, fold, *, n_per_class=40, n_cv=5, n_folds_bias=10, n_random=300, C=2.5,
                        max_iter=50, tol=1e-4, eps=1e-3, seed=0) -> dict:
     """One cell of Table 2: train `method` from `init` latents on 4/5 of the stand-in data (features standardised
@@ -241,6 +242,7 @@ def reproduce(out: str = "latent_mm_results/lssvm", n_per_class: int = 20, n_ran
     return table
 
 # %% ../../nbs/experiments/02_lssvm_localization.ipynb #bf36ee89
+@register_trial
 def first_bound(init, fold, *, n_per_class=20, n_random=100, n_cv=5, C=2.5, tol=1e-4, max_passes=3000, seed=0) -> dict:
     """The first bound of a Table 2 trial, minimised on its own to the relative duality gap `tol`: its minimum
     `primal`, the certified lower bound `dual` on it, the minimiser's norm, and the objective (8) there."""

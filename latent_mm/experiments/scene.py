@@ -12,7 +12,7 @@ import numpy as np
 
 from ..lssvm import LatentSSVM
 from ..rbow import RBoWModel, initial_parts, potts_coherence, potts_energy, toy_scenes
-from ..runner import (N_JOBS, OptionError, at_least, experiment, option_rule, record_call, run_trials,
+from ..runner import (N_JOBS, OptionError, at_least, experiment, option_rule, record_call, register_trial, run_trials,
                               sample_std, write_csv)
 from ..solvers import make_solver
 
@@ -43,6 +43,7 @@ def _majority_map(z, parts, n_parts):
 
 SOLVER = "bcfw+cutting-plane"   # `scene_trial`'s and `first_bound`'s bound solver: the default before the sequential dual method
 
+@register_trial
 def scene_trial(method, init, lam=0.0, seed=0, run=0, *, grid=(10, 10), n_pairs=4, n_train=10, n_test=20,
                 n_parts=8, separation=3.0, n_nuisance=3, nuisance=3.0, context=False, filters="shared",
                 assignment="part", C=1000.0, tol=1e-2, eps=1e-3, solver=SOLVER, solver_options=None, max_iter=300,
@@ -236,6 +237,7 @@ def reproduce(out: str = "latent_mm_results/scene", grid: list = [10, 10], n_tra
     return table
 
 # %% ../../nbs/experiments/08_scene.ipynb #a1f0b5e2
+@register_trial
 def first_bound(init, lam=0.0, seed=0, *, C=1000.0, tol=1e-2, max_passes=3000, grid=(10, 10), n_pairs=4, n_train=10,
                 n_test=20, n_parts=8, separation=3.0, n_nuisance=3, nuisance=3.0, context=False, filters="shared",
                 solver=SOLVER, data_seed=0) -> dict:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..datasets import load_rotated_digits
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import POSITIVE, experiment, option_rule, record_call, write_csv
+from ..runner import POSITIVE, experiment, option_rule, record_call, register_trial, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -30,6 +30,7 @@ PAPER_MINUTES = dict(CCCP=18.0, SPL=53.0)                    # mean training tim
 
 SOLVER = "auto"   # the bound solver of the committed runs: the sequential dual method, certified to `tol`
 
+@register_trial
 def digits_trial(method, pair, C, *, eps=1e-3, tol=1e-4, max_passes=300, max_iter=80, data_seed=0) -> dict:
     "One point of Figure 3: train `method` on the rotated digits of `pair` with `C`; test on the held-out images."
     import warnings

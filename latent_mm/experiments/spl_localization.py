@@ -12,7 +12,7 @@ import numpy as np
 
 from .localization import initial_latents, make_localization
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import FRACTION, at_least, experiment, record_call, sample_std, write_csv
+from ..runner import FRACTION, at_least, experiment, record_call, register_trial, sample_std, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -24,6 +24,7 @@ METHODS = ("CCCP", "SPL")
 
 SOLVER = "auto"   # the bound solver: the library's default, the sequential dual method (`latent_mm.solvers`)
 
+@register_trial
 def spl_localization_trial(method, fold, *, n_per_class=20, n_random=100, C=10.0, n_cv=5, eps=1e-3, tol=1e-4,
                            max_iter=60, seed=0) -> dict:
     "One fold of Table 2: train `method` from random windows on 4/5 of the stand-in data; test on the rest."

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..criteria import Entropy
 from ..lssvm import LatentBinary, LatentSSVM
-from ..runner import POSITIVE, at_least, experiment, record_call, sample_std, write_csv
+from ..runner import POSITIVE, at_least, experiment, record_call, register_trial, sample_std, write_csv
 from ..spl import SelfPacedSSVM
 
 # %% auto #0
@@ -108,6 +108,7 @@ def motif_fold(protein, fold, seed, n=400, length=40, data_seed=0):
     h0 = np.where(y[train] == 1, rng.integers(0, X.shape[1], len(train)), 0)
     return data, X, y, train, test, h0
 
+@register_trial
 def motif_trial(method, protein, fold, seed, *, n=400, length=40, C=150.0, eps=None, tol=1e-4, max_iter=60,
                 data_seed=0) -> dict:
     "One run of Table 1: train `method` on half of `protein`'s sequences (split `fold`) from random starts (`seed`)."
