@@ -9,7 +9,7 @@ full-size results file (its configuration, rerun by its trial function), the sam
 the experiment's `SOLVER`, the solver of its committed runs (`bcfw+cutting-plane`, BCFW handing over to the
 cutting-plane method, or BCFW for the group norm: the defaults before the sequential dual method), and it is checked
 against the record (rtol 1e-6); "after" is today's default 'auto', the sequential dual method for these
-regularizers. Before and after are compared with `latent_mm.runner.compare_results` at a relative tolerance `--rtol`:
+regularizers. Before and after are compared with `latent_mm.sweeps.compare_results` at a relative tolerance `--rtol`:
 a fit whose bound solutions differ within the certificate can take other latent values and another path."""
 import argparse
 import json
@@ -22,7 +22,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from latent_mm.cli import experiments as load_experiments
-from latent_mm.runner import compare_results, registered_trial
+from latent_mm.sweeps import compare_results, registered_trial
 
 RESULTS = Path(__file__).resolve().parents[1] / "nbs" / "experiments" / "results"
 

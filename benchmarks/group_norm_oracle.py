@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/group_norm_oracle.py [--repeats 3] [--threads 1]
 
-`LatentStateBlocks.bound` returns `StateBlocksBound`, the generic `latent_mm.lssvm.FixedLatentBound` with two oracles
+`LatentStateBlocks.oracle` returns `StateBlocksBound`, the generic `latent_mm.lssvm.FixedLatentBound` with two oracles
 written for the weight blocks: the per-example loss-augmented argmax (BCFW calls it n times per pass) and Algorithm 1's
 hinge-and-subgradient (the subgradient solver calls it once per step). This script measures what each override buys,
 on one (pair, seed) of the rotated-digits experiment (2-7, seed 0: about 250 training images, 11 angles, 10 PCA
@@ -20,14 +20,14 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from latent_mm.datasets import load_rotated_digits
-from latent_mm.group_norm import GroupNormSSVM, LatentStateBlocks, StateBlocksBound
-from latent_mm.lssvm import FixedLatentBound
+from latent_mm.lssvm.group_norm import GroupNormSSVM, LatentStateBlocks, StateBlocksBound
+from latent_mm.lssvm import ClassBlockBound
 from latent_mm.solvers import BoundSolver, Oracle, make_solver
 
 
 class GenericBlocks(LatentStateBlocks):
     "The group-norm model with the generic bound of the model contract."
-    def bound(self, X, y, z): return FixedLatentBound(self, X, y, z)
+    def oracle(self, X, y, z): return ClassBlockBound(self, X, y, z)
 
 
 class GenericSubgradientBound(StateBlocksBound):
@@ -36,7 +36,7 @@ class GenericSubgradientBound(StateBlocksBound):
 
 
 class GenericSubgradientBlocks(LatentStateBlocks):
-    def bound(self, X, y, z): return GenericSubgradientBound(self, X, y, z)
+    def oracle(self, X, y, z): return GenericSubgradientBound(self, X, y, z)
 
 
 class Counted(BoundSolver):
@@ -66,7 +66,7 @@ def oracles(X, y, repeats):
     rng = np.random.default_rng(0)
     model = LatentStateBlocks(2)
     z = rng.integers(0, X.shape[1], len(X))
-    ours, generic = model.bound(X, y, z), FixedLatentBound(model, X, y, z)
+    ours, generic = model.oracle(X, y, z), ClassBlockBound(model, X, y, z)
     w, s = rng.normal(size=ours.n_features) * 0.1, np.ones(len(X))
     rows = []
     for name, a, b, per in (

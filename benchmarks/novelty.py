@@ -3,8 +3,8 @@
 Usage: python benchmarks/novelty.py [--n 300] [--protein P1] [--rounds 3] [--solver CLARABEL]
 
 Trains CCCP for two iterations from random motif starts (the point where SPL first evaluates a criterion), then times
-`latent_mm.criteria.novelty` (Lawson-Hanson least-distance solves batched over samples) and
-`latent_mm.criteria.novelty_cvxpy` (one QP per sample) on the same (w, z), taking turns, and prints the best time of
+`latent_mm.lssvm.criteria.novelty` (Lawson-Hanson least-distance solves batched over samples) and
+`latent_mm.lssvm.criteria.novelty_cvxpy` (one QP per sample) on the same (w, z), taking turns, and prints the best time of
 each, the ratio and the largest relative difference."""
 import argparse
 import os
@@ -15,7 +15,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np
 
-from latent_mm.criteria import novelty, novelty_cvxpy
+from latent_mm.lssvm.criteria import novelty, novelty_cvxpy
 from latent_mm.experiments.spl_motif import PROTEINS, make_motif_data, motif_features
 from latent_mm.lssvm import LatentBinary, LatentSSVM
 

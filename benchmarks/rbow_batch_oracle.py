@@ -4,7 +4,7 @@
 
 `RBoWBound.loss_augmented_batch` is the sequential dual method's oracle: one call per oracle round, every training
 image at once. It now runs one matrix product (the part filters' responses) and one compiled pass
-(`latent_mm._kernels.rbow_oracle`: the classes' scores, the parts, the joint features as CSR rows). `numpy_batch`
+(`latent_mm.scene._kernels.rbow_oracle`: the classes' scores, the parts, the joint features as CSR rows). `numpy_batch`
 below is the numpy version it replaced, kept here as the peer: elementwise maxima over the parts, a sum over the
 regions, a sparse-dense product for the filter sums, dense rows handed to the solver's compiled dense-to-CSR scan.
 
@@ -22,10 +22,10 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from latent_mm._kernels import dense_to_csr
+from latent_mm.solvers._sdm_kernels import dense_to_csr
 from latent_mm.experiments.scene import FULL, READINGS, scene_trial
 from latent_mm.lssvm import LatentSSVM
-from latent_mm.rbow import RBoWModel, initial_parts, toy_scenes
+from latent_mm.scene import RBoWModel, initial_parts, toy_scenes
 
 
 def numpy_batch(bound, w, idx):
@@ -76,7 +76,7 @@ def main(repeats, threads):
         for reading in ("shared", "class"):
             protocol = READINGS[reading]
             model = RBoWModel(FULL["n_parts"], len(data["classes"]), FULL["grid"], filters=protocol["filters"])
-            bound = model.bound(X, y, z)
+            bound = model.oracle(X, y, z)
             trained = LatentSSVM(model, C=protocol["C"], max_iter=3, solver="sdm", random_state=0)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")                         # three iterations: not converged, by design

@@ -1,4 +1,4 @@
-"""The scene model's one-image oracle against the generic one of the model contract. `RBoWModel.bound` returns
+"""The scene model's one-image oracle against the generic one of the model contract. `RBoWModel.oracle` returns
 `RBoWBound`, the generic `FixedLatentBound` with its own per-image loss-augmented argmax (BCFW calls it n times per
 pass); this times that oracle and whole solves of one bound with either bound, alternately in one run.
 
@@ -13,7 +13,7 @@ from threadpoolctl import threadpool_limits
 
 from latent_mm.experiments.scene import FULL
 from latent_mm.lssvm import FixedLatentBound
-from latent_mm.rbow import RBoWModel, initial_parts, toy_scenes
+from latent_mm.scene import RBoWModel, initial_parts, toy_scenes
 from latent_mm.solvers import bcfw, solve_ssvm
 
 
@@ -46,7 +46,7 @@ def main(repeats, threads):
     X, y = data["X"][train], data["y"][train]
     z = initial_parts(X, n_parts, grid, "kmeans", 0.0, random_state=0)
     model = RBoWModel(n_parts, len(data["classes"]), grid)
-    bounds = {"RBoWBound": model.bound(X, y, z), "generic": FixedLatentBound(model, X, y, z)}
+    bounds = {"RBoWBound": model.oracle(X, y, z), "generic": FixedLatentBound(model, X, y, z)}
     w = np.random.default_rng(0).normal(scale=0.1, size=model.size_joint_feature(X))
     print(f"scene stand-in at full size: {len(X)} training images, {grid[0]} x {grid[1]} regions, {n_parts} parts, "
           f"{len(data['classes'])} classes, w in R^{model.size_joint_feature(X)}; BLAS threads {threads}")

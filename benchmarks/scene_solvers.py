@@ -31,7 +31,7 @@ def main():
     args = ap.parse_args()
     from threadpoolctl import threadpool_limits
     from latent_mm.experiments.scene import FULL, READINGS, SOLVER, scene_trial
-    from latent_mm.theory import format_table
+    from latent_mm.report import format_table
 
     size = {k: v for k, v in FULL.items() if k not in ("seeds", "prototype_seeds", "runs")}
     protocol = READINGS[args.reading]

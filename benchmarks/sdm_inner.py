@@ -20,14 +20,14 @@ from latent_mm.solvers import sdm
 
 def bounds():
     X, y, h = toy_localization(n=60, random_state=0)
-    toy = LatentMulticlass(n_classes=3).bound(X, y, h)
+    toy = LatentMulticlass(n_classes=3).oracle(X, y, h)
     data = make_localization(n_per_class=20, n_random=100, random_state=0)
     X, y = data["X"][:96], data["y"][:96]
     X, _ = standardise(X, X[:1])
-    loc = LatentMulticlass(n_classes=6).bound(X, y, initial_latents("center", 96, data["grid"]))
+    loc = LatentMulticlass(n_classes=6).oracle(X, y, initial_latents("center", 96, data["grid"]))
     d = load_digits()
     Xd = StandardScaler().fit_transform(d.data)[:, None, :]
-    digits = LatentMulticlass(n_classes=10).bound(Xd, d.target, np.zeros(len(Xd), int))
+    digits = LatentMulticlass(n_classes=10).oracle(Xd, d.target, np.zeros(len(Xd), int))
     return ([("toy n=60, D=15", toy, C, 1e-3) for C in (1.0, 1e2, 1e4, 1e6)]
             + [("localization n=96, D=1086", loc, C, 1e-3) for C in (1.0, 1e2, 1e4, 1e6)]
             + [("digits n=1797, D=640", digits, C, 1e-4) for C in (1.0, 1e2, 1e4)])

@@ -51,7 +51,7 @@ def main():
     from threadpoolctl import threadpool_limits
     from latent_mm.experiments.scene import FULL, READINGS
     from latent_mm.solvers import sdm
-    from latent_mm.theory import format_table
+    from latent_mm.report import format_table
 
     size = {k: v for k, v in FULL.items() if k not in ("seeds", "prototype_seeds", "runs")}
     protocol = {k: v for k, v in READINGS["class"].items() if k not in ("solver", "solver_options")}

@@ -40,14 +40,14 @@ from latent_mm.solvers import make_solver, primal_objective, solve_cvxpy
 def bounds(quick=False):
     X, y, h = toy_localization(n=60, random_state=0)
     Cs = (1.0, 1e2) if quick else (1.0, 1e2, 1e4, 1e6)
-    yield "toy n=60, D=15", LatentMulticlass(n_classes=3).bound(X, y, h), Cs, np.inf
+    yield "toy n=60, D=15", LatentMulticlass(n_classes=3).oracle(X, y, h), Cs, np.inf
     if quick:
         return
     data = make_localization(n_per_class=20, n_random=100, random_state=0)
     X, y = data["X"][:96], data["y"][:96]
     X, _ = standardise(X, X[:1])
     h0 = initial_latents("center", 96, data["grid"])
-    yield "localization n=96, D=1086", LatentMulticlass(n_classes=6).bound(X, y, h0), (1.0, 1e2, 1e4, 1e6), 0.0
+    yield "localization n=96, D=1086", LatentMulticlass(n_classes=6).oracle(X, y, h0), (1.0, 1e2, 1e4, 1e6), 0.0
 
 
 def timed(f):
@@ -85,10 +85,10 @@ def sdm_digits(tol, repeats, bcfw_passes):
     X, y = load_digits(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     n = len(X)
-    bound = LatentMulticlass(n_classes=10).bound(X[:, None, :], y, np.zeros(n, np.int64))
+    bound = LatentMulticlass(n_classes=10).oracle(X[:, None, :], y, np.zeros(n, np.int64))
     sdm = make_solver("sdm", tol=tol)
     bcfw = make_solver("bcfw", tol=tol, max_passes=bcfw_passes)
-    sdm.solve(bound, 1.0, rng=np.random.default_rng(0))           # numba compiles or loads its cache: not timed
+    sdm.solve(bound, 1.0, random_state=np.random.default_rng(0))           # numba compiles or loads its cache: not timed
     print(f"\n### Digits as the Crammer-Singer SVM (n = {n}, D = {bound.n_features}), relative gap {tol:g}\n")
     print("| C | liblinear (s) | liblinear converged | BCFW: s (passes) | SDM (s) | SDM / liblinear | SDM / BCFW "
           "| (P_SDM - P_lib) / P_lib | SDM: oracle rounds, block passes, CG iterations |")
@@ -102,8 +102,8 @@ def sdm_digits(tol, repeats, bcfw_passes):
                 model = LinearSVC(multi_class="crammer_singer", fit_intercept=False, C=C / n, tol=1e-6).fit(X, y)
             return model, not any(issubclass(c.category, ConvergenceWarning) for c in caught)
 
-        (lo, rs), (t_lib, t_s) = best_of([lib, lambda: sdm.solve(bound, lam, rng=np.random.default_rng(0))], repeats)
-        rb, t_b = cpu(lambda: bcfw.solve(bound, lam, rng=np.random.default_rng(0)))
+        (lo, rs), (t_lib, t_s) = best_of([lib, lambda: sdm.solve(bound, lam, random_state=np.random.default_rng(0))], repeats)
+        rb, t_b = cpu(lambda: bcfw.solve(bound, lam, random_state=np.random.default_rng(0)))
         P_lib = primal_objective(bound, lo[0].coef_.ravel(), lam)
         info = rs.info
         print(f"| {C:g} | {t_lib:.3f} | {'yes' if lo[1] else 'no (max_iter)'} | {t_b:.2f} ({certified(rb)}) "
@@ -121,7 +121,7 @@ def localization_bound():
 
 def sdm_localization(tol, repeats, bcfw_passes):
     X, y, grid = localization_bound()
-    bound = LatentMulticlass(n_classes=6).bound(X, y, initial_latents("center", 96, grid))
+    bound = LatentMulticlass(n_classes=6).oracle(X, y, initial_latents("center", 96, grid))
     sdm = make_solver("sdm", tol=tol)
     others = {name: make_solver(name, tol=tol, max_passes=bcfw_passes) for name in ("bcfw", "bcfw+cutting-plane")}
     print(f"\n### One bound of the localization experiment (n = 96, 150 outputs each, D = {bound.n_features}), relative "
@@ -131,9 +131,9 @@ def sdm_localization(tol, repeats, bcfw_passes):
     print("|---|---|---|---|---|---|---|---|")
     for C in (2.5, 1e2):
         lam = 1.0 / C
-        (rs,), (t_s,) = best_of([lambda: sdm.solve(bound, lam, rng=np.random.default_rng(0))], repeats)
-        rb, t_b = cpu(lambda: others["bcfw"].solve(bound, lam, rng=np.random.default_rng(0)))
-        ra, t_a = cpu(lambda: others["bcfw+cutting-plane"].solve(bound, lam, rng=np.random.default_rng(0)))
+        (rs,), (t_s,) = best_of([lambda: sdm.solve(bound, lam, random_state=np.random.default_rng(0))], repeats)
+        rb, t_b = cpu(lambda: others["bcfw"].solve(bound, lam, random_state=np.random.default_rng(0)))
+        ra, t_a = cpu(lambda: others["bcfw+cutting-plane"].solve(bound, lam, random_state=np.random.default_rng(0)))
         info = rs.info
         print(f"| {C:g} | {t_b:.2f} ({certified(rb)}) | {t_a:.2f} ({ra.solver}, {certified(ra)}) "
               f"| {t_s:.3f}{'' if rs.converged else ' (not certified)'} | {t_s / t_b:.3f} | {t_s / t_a:.3f} "
@@ -143,12 +143,12 @@ def sdm_localization(tol, repeats, bcfw_passes):
 
 def sdm_group_norm(tol, repeats, bcfw_passes):
     from latent_mm.datasets import load_rotated_digits
-    from latent_mm.group_norm import LatentStateBlocks, block_groups
+    from latent_mm.lssvm.group_norm import LatentStateBlocks, block_groups
     from latent_mm.solvers import GroupL2
     data = load_rotated_digits((3, 8), random_state=0)
     X, y = 16.0 * data.X_train, data.y_train
     n, H, d = X.shape
-    bound = LatentStateBlocks(n_classes=2).bound(X, y, np.full(n, H // 2))
+    bound = LatentStateBlocks(n_classes=2).oracle(X, y, np.full(n, H // 2))
     reg = GroupL2(block_groups(bound.n_features // d, d), mu=1.0)
     sdm, bcfw = make_solver("sdm", tol=tol), make_solver("bcfw", tol=tol, max_passes=bcfw_passes)
     print(f"\n### A group-norm bound (rotated digits 3 vs 8: n = {n}, {H} angles, D = {bound.n_features}, "
@@ -158,8 +158,8 @@ def sdm_group_norm(tol, repeats, bcfw_passes):
     print("|---|---|---|---|---|---|---|")
     for C in (1.0, 10.0, 1e2):
         lam = 1.0 / C
-        (rs,), (t_s,) = best_of([lambda: sdm.solve(bound, lam, reg, rng=np.random.default_rng(0))], repeats)
-        rb, t_b = cpu(lambda: bcfw.solve(bound, lam, reg, rng=np.random.default_rng(0)))
+        (rs,), (t_s,) = best_of([lambda: sdm.solve(bound, lam, reg, random_state=np.random.default_rng(0))], repeats)
+        rb, t_b = cpu(lambda: bcfw.solve(bound, lam, reg, random_state=np.random.default_rng(0)))
         zeros = [int((reg.norms(r.w) == 0).sum()) for r in (rb, rs)]
         info = rs.info
         print(f"| {C:g} | {t_b:.2f} ({certified(rb)}) | {t_s:.3f}{'' if rs.converged else ' (not certified)'} "
@@ -210,12 +210,12 @@ def main(argv=None):
                 sdm_fits()
         return
     X, y, h = toy_localization(n=5, random_state=0)           # cvxpy's first call pays its imports: not timed
-    solve_cvxpy(LatentMulticlass(n_classes=3).bound(X, y, h), 1.0)
+    solve_cvxpy(LatentMulticlass(n_classes=3).oracle(X, y, h), 1.0)
     names = ("bcfw", "cutting-plane", "sdm", "auto")
     solvers = {name: make_solver(name, tol=args.tol, max_passes=args.max_passes) for name in names}
     for name in names:                                        # compiled kernels: compiled before any timing
-        solvers[name].solve(LatentMulticlass(n_classes=3).bound(X, y, h), 1.0, rng=np.random.default_rng(0))
-    solve = lambda name, problem, lam: solvers[name].solve(problem, lam, rng=np.random.default_rng(0))
+        solvers[name].solve(LatentMulticlass(n_classes=3).oracle(X, y, h), 1.0, random_state=np.random.default_rng(0))
+    solve = lambda name, problem, lam: solvers[name].solve(problem, lam, random_state=np.random.default_rng(0))
     print("| bound | C | cvxpy (s) | BCFW: s (passes) | cutting plane: s (iterations) | SDM: s (rounds) "
           "| auto: s (method) | fastest named | auto / fastest named | max (P - P*)/P* |")
     print("|---|---|---|---|---|---|---|---|---|---|")

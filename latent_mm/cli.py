@@ -16,9 +16,9 @@ import warnings
 from pathlib import Path
 
 from . import __version__
-from .runner import (FOLDER, FRACTION, N_JOBS, Experiment, OptionError, StaleResultsError, at_least,
+from .sweeps import (FOLDER, FRACTION, N_JOBS, STRATA, Experiment, OptionError, StaleResultsError, at_least,
                               find_experiments, option_rule, registered_trial, verify_results)
-from .theory import format_table
+from .report import format_table
 
 # %% auto #0
 __all__ = ['EXPERIMENT_PACKAGE', 'RESULTS', 'TRIAL', 'experiment_modules', 'experiments', 'results_dir', 'results_files',
@@ -40,6 +40,7 @@ def experiment_modules() -> list:
             warnings.warn(f"{name} could not be imported ({type(e).__name__}: {e}); its experiments are left out")
     return modules
 
+# %% ../nbs/90_cli.ipynb #4dd51eb2
 def experiments() -> dict[str, Experiment]:
     "Every registered experiment, by name (sorted)."
     return dict(sorted(find_experiments(experiment_modules()).items()))
@@ -55,6 +56,7 @@ def _checked(rule, name):
     parse.__name__ = name
     return parse
 
+# %% ../nbs/90_cli.ipynb #0c9370fe
 def _add_options(parser, func, rules=None):
     "Add one --option per keyword argument of `func`, typed by its default and checked by `rules[name]`."
     rules = rules or {}
@@ -86,6 +88,7 @@ def results_dir() -> Path:
     package = Path(importlib.util.find_spec("latent_mm").origin).parent
     return package.parent / RESULTS if (package.parent / RESULTS).is_dir() else Path.cwd() / RESULTS
 
+# %% ../nbs/90_cli.ipynb #5111d1a9
 def results_files(names, folder) -> list[Path]:
     "The results files `names` (stems, file names or paths), looked up in `folder`; every `*.jsonl` there if none."
     folder = Path(folder)
@@ -121,6 +124,9 @@ def add_verify(sub):
     v.add_argument("--sample", type=_checked(at_least(1), "int"), default=1, metavar="K",
                    help=f"rerun the K quickest trials of each file and the quickest of every method: "
                         f"{at_least(1).rule}; default: 1")
+    v.add_argument("--strata", nargs="+", choices=list(STRATA), default=["quickest"], metavar="STRATUM",
+                   help=f"which trials of every method and trial function to rerun: some of {', '.join(STRATA)}; "
+                        "default: quickest")
     v.add_argument("--restamp", action="store_true",
                    help="if every rerun trial matches, stamp the file's records with today's code fingerprint")
     v.add_argument("--trial", type=_checked(TRIAL, "str"), metavar="MODULE.FUNCTION",
@@ -133,12 +139,14 @@ def add_verify(sub):
     v.add_argument("--n-jobs", dest="n_jobs", type=_checked(N_JOBS, "int"), default=1,
                    help=f"trials in parallel: {N_JOBS.rule}; default: 1")
 
+# %% ../nbs/90_cli.ipynb #c9768fdd
 def _fingerprints(v) -> str:
     "How many of a verified file's records carry today's fingerprint, in words."
     if v.current == v.records:
         return "every record carries today's code fingerprint" + (" (restamped)" if v.stamped else "")
     return f"{v.current} of {v.records} records carry today's code fingerprint"
 
+# %% ../nbs/90_cli.ipynb #5001a5b1
 def run_verify(args) -> int:
     "Verify the files of `args` (the parsed `verify` options): a table per file; 0 if every rerun trial matched."
     try:
@@ -149,7 +157,7 @@ def run_verify(args) -> int:
     bad = []
     for path in files:
         try:
-            v = verify_results(path, args.sample, trial=args.trial, rtol=args.rtol, restamp=args.restamp,
+            v = verify_results(path, args.sample, strata=tuple(args.strata), trial=args.trial, rtol=args.rtol, restamp=args.restamp,
                                n_jobs=args.n_jobs)
         except (ValueError, TypeError, OSError) as e:
             print(f"\n{path.name}: not verified: {e}", flush=True)
@@ -171,11 +179,13 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
+# %% ../nbs/90_cli.ipynb #a5472c53
 def _listing(found) -> str:
     "One line per experiment: name, what it reproduces, expected run time."
     width = max(map(len, found), default=0)
     return "\n".join(f"{name:{width}s}  {exp.summary}; {exp.run_time}" for name, exp in found.items())
 
+# %% ../nbs/90_cli.ipynb #fb65668a
 def _parser(found) -> _Parser:
     "The `latent-mm` parser: its commands, and the experiments in `reproduce --help`."
     parser = _Parser(prog="latent-mm", description="Bound optimization for latent-variable models.")

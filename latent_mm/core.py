@@ -12,8 +12,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._checks import refuse_renamed
+
 # %% auto #0
-__all__ = ['LatentProblem', 'GMMTrace', 'GMMResult', 'InvalidBoundError', 'check_eta', 'check_real', 'check_configuration', 'gmm']
+__all__ = ['LatentProblem', 'GMMTrace', 'GMMResult', 'InvalidBoundError', 'check_eta', 'check_real', 'check_configuration',
+           'Selector', 'ProblemSelector', 'FunctionSelector', 'as_selector', 'gmm']
 
 # %% ../nbs/00_core.ipynb #8f03752f
 class LatentProblem:
@@ -38,15 +41,17 @@ class LatentProblem:
 
     def objective(self, w) -> float:
         "F(w): the non-convex objective."
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not implement objective(w), which the protocol requires")
 
     def minimize_bound(self, z, w_prev):
         "The minimiser w of the bound b_z(w); `w_prev` is the previous iterate, for warm starts."
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not implement minimize_bound(z, w_prev), which the "
+                                  "protocol requires")
 
     def regrets(self, w) -> np.ndarray:
         "(n_latent, n_values) array: regrets[i, j] = rᵢ(j; w) ≥ 0, +inf where variable i cannot take value j."
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not implement regrets(w), which a discrete-latent "
+                                  "problem needs (a continuous one overrides bound(z, w) and uses a ProblemSelector)")
 
     def bound(self, z, w) -> float:
         "b_z(w) = F(w) + Σᵢ rᵢ(zᵢ; w): the objective plus the regrets of configuration z."
@@ -122,6 +127,7 @@ def _tol(rtol, *values) -> float:
     "Absolute slack for comparing floats of the size of `values` (relative, so that the units of F do not matter)."
     return rtol * max(abs(float(x)) for x in values)
 
+# %% ../nbs/00_core.ipynb #379c9ed8
 def _n_changed(z, z_prev) -> int:
     "Number of latent variables that differ between two configurations (all of them when `z_prev` is None)."
     z = np.asarray(z)
@@ -163,18 +169,78 @@ def _finite(value, what, t) -> float:
         raise ValueError(f"iteration {t}: {what} is {value}; the problem must return finite values")
     return value
 
+# %% ../nbs/00_core.ipynb #30758556
+class Selector:
+    "The contract of a bound rule: `__call__(R, budget, z_prev, rng) -> (z, info)`, and `start` for one run's state."
+
+    def start(self, problem, rng) -> Selector:
+        "The selector one run of `gmm` on `problem` uses (default: this one); per-run state is made here."
+        return self
+
+    def __call__(self,
+                 R,      # the regret array at w_{t-1}, (n_latent, n_values), +inf where a value is forbidden
+                 budget, # v_{t-1} - F(w_{t-1}) >= 0: the regret the bound may spend
+                 z_prev, # the previous bound's configuration (None at the first iteration)
+                 rng,    # the run's numpy Generator
+                ) -> tuple: # (z (n_latent,) integers, info dict of numbers for the trace)
+        raise NotImplementedError(f"{type(self).__name__} does not implement __call__(R, budget, z_prev, rng)")
+
+# %% ../nbs/00_core.ipynb #b8e1a367
+class ProblemSelector(Selector):
+    "A selector that asks the problem, with no regret array: `__call__(problem, w_prev, v_prev, z_prev, rng) -> (z, info)`."
+
+    def __call__(self, problem, w_prev, v_prev, z_prev, rng) -> tuple:
+        raise NotImplementedError(f"{type(self).__name__} does not implement __call__(problem, w_prev, v_prev, z_prev, rng)")
+
+# %% ../nbs/00_core.ipynb #b409394f
+class FunctionSelector(Selector):
+    "A plain function `select(R, budget, z_prev, rng) -> (z, info)` as a selector."
+
+    def __init__(self, select): self.select = select
+    def __call__(self, R, budget, z_prev, rng): return self.select(R, budget, z_prev, rng)
+    def __repr__(self): return getattr(self.select, "__name__", repr(self.select))
+
+# %% ../nbs/00_core.ipynb #d3bc4be7
+def as_selector(select) -> Selector:
+    "`select` as a `Selector`: a selector as it is, a function wrapped; anything else is refused naming the contract."
+    if isinstance(select, Selector):
+        return select
+    if callable(select) and not isinstance(select, type):
+        return FunctionSelector(select)
+    hint = (f"; a rule by name is latent_mm.selection.make_selector({select!r})" if isinstance(select, str) else "")
+    raise TypeError(f"select={select!r} must be a Selector or a function select(R, budget, z_prev, rng) -> (z, info)"
+                    + hint)
+
 # %% ../nbs/00_core.ipynb #3e0466b1
-def _bound_step(problem, sel, w, v, F_prev, z_prev, rng, t, bound_rtol):
+def _rounding(excess, R) -> bool:
+    """Whether an excess of b_t(w_{t-1}) over v_{t-1} is within the rounding of a sum of the regrets `R` (None: no
+    regrets): where F reaches 0, its computation's rounding, at the scale of the regrets, is not an invalid bound."""
+    if R is None:
+        return False
+    finite = np.abs(R[np.isfinite(R)])
+    return bool(finite.size) and excess <= 4 * len(R) * np.finfo(float).eps * float(finite.max())
+
+# %% ../nbs/00_core.ipynb #fa4a83fa
+def _pair(out, sel, t) -> tuple:
+    "A selector's output (z, info), or a TypeError naming the selector and what it returned."
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise TypeError(f"iteration {t}: the selector {sel!r} returned {type(out).__name__} "
+                        f"{str(out)[:60]}; a selector returns a pair (z, info)")
+    return out
+
+# %% ../nbs/00_core.ipynb #4556ba4b
+def _bound_step(problem, sel, w, v, F_prev, z_prev, rng, t, bound_rtol, scale=0.0):
     """Choose the bound of iteration `t` and check it: (z, b_t(w_{t-1}), budget, selector info)."""
     budget = max(0.0, v - F_prev)
-    if getattr(sel, "protocol", "regrets") == "problem":   # the selector asks the problem: no regret array
-        z, info = sel(problem, w, v, z_prev, rng)
+    R = None
+    if isinstance(sel, ProblemSelector):                    # the selector asks the problem: no regret array
+        z, info = _pair(sel(problem, w, v, z_prev, rng), sel, t)
     else:
         R = problem.regrets(w)
-        z, info = sel(R, budget, z_prev, rng)
+        z, info = _pair(sel(R, budget, z_prev, rng), sel, t)
         z = check_configuration(z, R, f"iteration {t}: the selected configuration z", InvalidBoundError)
     b_prev = _finite(problem.bound(z, w), "the problem's bound b_t(w_{t-1})", t)
-    if not b_prev <= v + _tol(bound_rtol, v, b_prev):
+    if not (b_prev <= v + _tol(bound_rtol, v, b_prev, scale) or _rounding(b_prev - v, R)):
         raise InvalidBoundError(
             f"iteration {t}: the selected bound is not valid: b_t(w_{{t-1}})={b_prev:.10g} > "
             f"v_{{t-1}}={v:.10g} (excess {b_prev - v:.3g}); a selector must return a bound with "
@@ -192,18 +258,20 @@ def _progress_bar(total, progress):
 # %% ../nbs/00_core.ipynb #c4e1a7d9
 def gmm(problem,            # implements the protocol of `LatentProblem`
         w0,                 # initial point w_0
-        select,             # selector: `select(R, budget, z_prev, rng) -> (z, info)` (see `latent_mm.selection`)
+        select,             # a `Selector` or a function `select(R, budget, z_prev, rng) -> (z, info)` (`latent_mm.selection`)
         *,
         eta=1.0,            # progress coefficient in (0, 1]; 1 with touching bounds is MM
         eps=1e-6,           # stop when the gap d_t = b_t(w_t) - F(w_t) < eps
         max_iter=1000,      # at most this many iterations (then `converged=False` and a `ConvergenceWarning`)
         random_state=None,  # seed or Generator for stochastic selectors
         callback=None,      # `callback(t, w, z, row)` after every iteration; returning True stops the run
-        z0=None,            # the first bound's configuration (initial latent values); v_0 = b_{z0}(w_0)
+        h0=None,            # the first bound's configuration (initial latent values); v_0 = b_{h0}(w_0)
         bound_rtol=1e-8,    # relative slack for the validity check b_t(w_{t-1}) <= v_{t-1}
         progress=False,     # show a progress bar
+        **old,              # keywords of earlier versions, refused naming the new one (`z0` is now `h0`)
        ) -> GMMResult:
     "Generalized Majorization-Minimization: Algorithm 1 of Naderi et al. (2019)."
+    refuse_renamed(old, dict(z0="h0"), "gmm")
     eta = check_eta(eta)
     if isinstance(max_iter, bool) or not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
         raise ValueError(f"max_iter={max_iter!r} must be an integer >= 1")
@@ -213,19 +281,23 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
     if not np.all(np.isfinite(w)):
         raise ValueError(f"w0 contains {np.count_nonzero(~np.isfinite(w))} NaN or infinite value(s); "
                          "the initial point must be finite")
-    rng = np.random.default_rng(random_state)
+    try:
+        rng = np.random.default_rng(random_state)
+    except (TypeError, ValueError):
+        raise ValueError(f"random_state={random_state!r} must be None, an integer seed or a numpy Generator") from None
     v = v0 = float(problem.objective(w))
     if not np.isfinite(v0):
         raise ValueError(f"F(w0)={v0} is not finite")
-    sel = select.start(problem, rng) if hasattr(select, "start") else select
+    scale = 1e-6 * abs(v0)    # a floor of the validity checks' slack: where F reaches 0, rounding is not an error
+    sel = as_selector(select).start(problem, rng)
     F_prev = v0
-    if z0 is not None:                                       # the first bound is given: it sets the threshold
-        z0 = np.asarray(z0)
-        if getattr(sel, "protocol", "regrets") != "problem":
-            z0 = check_configuration(z0, problem.regrets(w), "z0")
-        b0 = float(problem.bound(z0, w))
+    if h0 is not None:                                       # the first bound is given: it sets the threshold
+        h0 = np.asarray(h0)
+        if not isinstance(sel, ProblemSelector):
+            h0 = check_configuration(h0, problem.regrets(w), "h0")
+        b0 = float(problem.bound(h0, w))
         if not (np.isfinite(b0) and b0 >= F_prev - _tol(bound_rtol, b0, F_prev)):
-            raise InvalidBoundError(f"z0's bound at w0 is {b0}, below F(w0)={F_prev}: the problem's bound is not "
+            raise InvalidBoundError(f"h0's bound at w0 is {b0}, below F(w0)={F_prev}: the problem's bound is not "
                                     "an upper bound of its objective")
         v = v0 = max(b0, F_prev)
     rows = {k: [] for k in ("F", "bound_prev", "bound_new", "v", "gap", "changed", "time")}
@@ -235,18 +307,22 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
     bar = _progress_bar(max_iter, progress)
     for t in range(1, max_iter + 1):
         start = time.perf_counter()
-        if t == 1 and z0 is not None:
-            z, b_prev, budget, info = z0, v0, 0.0, {}
+        if t == 1 and h0 is not None:
+            z, b_prev, budget, info = h0, v0, 0.0, {}
         else:
-            z, b_prev, budget, info = _bound_step(problem, sel, w, v, F_prev, z_prev, rng, t, bound_rtol)
-        w = np.asarray(problem.minimize_bound(z, w), dtype=float)
+            z, b_prev, budget, info = _bound_step(problem, sel, w, v, F_prev, z_prev, rng, t, bound_rtol, scale)
+        w_new = np.asarray(problem.minimize_bound(z, w), dtype=float)
+        if w_new.shape != w.shape:
+            raise ValueError(f"iteration {t}: minimize_bound returned shape {w_new.shape}; the point has shape "
+                             f"{w.shape} (that of w0)")
+        w = w_new
         if not np.all(np.isfinite(w)):
             raise ValueError(f"iteration {t}: minimize_bound returned {np.count_nonzero(~np.isfinite(w))} NaN or "
                              "infinite value(s)")
         F_new = _finite(problem.objective(w), "the objective F(w_t)", t)
         b_new = _finite(problem.bound(z, w), "the problem's bound b_t(w_t)", t)
         d = b_new - F_new
-        if d < -_tol(bound_rtol, b_new, F_new):
+        if d < -_tol(bound_rtol, b_new, F_new, scale):
             raise InvalidBoundError(f"iteration {t}: b_t(w_t)={b_new:.10g} < F(w_t)={F_new:.10g}: "
                                     "the problem's bound is not an upper bound of its objective")
         v = b_new - eta * d

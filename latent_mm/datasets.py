@@ -26,15 +26,18 @@ def _load(name) -> np.ndarray:
     "A shipped data file as a float array."
     return np.loadtxt(DATA_DIR / name, dtype=float)
 
+# %% ../nbs/03_datasets.ipynb #ed847c1e
 def load_d31() -> tuple[np.ndarray, np.ndarray]:
     "D31: 3100 points in 2-D from 31 Gaussian clusters; labels 0..30."
     A = _load("d31.txt")
     return A[:, :2].copy(), A[:, 2].astype(int) - 1
 
+# %% ../nbs/03_datasets.ipynb #8577afac
 def load_cloud() -> tuple[np.ndarray, None]:
     "UCI Cloud: 1024 x 10 cloud-image features, no labels (Table 1 uses k = 50)."
     return _load("cloud.txt"), None
 
+# %% ../nbs/03_datasets.ipynb #ba601a2f
 def load_norm25() -> tuple[np.ndarray, np.ndarray]:
     "Norm25-new: 10000 x 15, 25 unit-variance Gaussians of 400 points (labels from the file's block order)."
     X = _load("norm25_new.txt.gz")
@@ -46,11 +49,13 @@ def _blobs(centres, per_cluster, rs) -> tuple[np.ndarray, np.ndarray]:
     y = np.repeat(np.arange(len(centres)), per_cluster)
     return centres[y] + rs.standard_normal((len(y), centres.shape[1])), y
 
+# %% ../nbs/03_datasets.ipynb #f0e26569
 def make_norm25(random_state=None) -> tuple[np.ndarray, np.ndarray]:
     "Norm-25: 25 unit-variance Gaussians in 15-D, centres uniform in [0, 500]^15, 400 points each."
     rs = check_random_state(random_state)
     return _blobs(rs.uniform(0.0, 500.0, size=(25, 15)), 400, rs)
 
+# %% ../nbs/03_datasets.ipynb #16ecfc5e
 def _separated_means(n, side, min_dist, rs, max_draws=100_000) -> np.ndarray:
     "`n` points uniform on [0, side]^2, pairwise at least `min_dist` apart (sequential rejection sampling)."
     means = np.empty((0, 2))
@@ -62,6 +67,7 @@ def _separated_means(n, side, min_dist, rs, max_draws=100_000) -> np.ndarray:
             means = np.vstack([means, c])
     raise RuntimeError(f"could not place {n} means at distance >= {min_dist} in {max_draws} draws")
 
+# %% ../nbs/03_datasets.ipynb #130e74af
 def make_gmm200(random_state=None) -> tuple[np.ndarray, np.ndarray]:
     "GMM-200: 200 unit-variance 2-D Gaussians x 50 points; means uniform on [0, 70]^2, pairwise >= 2.5 apart."
     rs = check_random_state(random_state)

@@ -43,20 +43,24 @@ def _working_dir(path):
     try: yield
     finally: os.chdir(old)
 
+# %% ../nbs/95_docs.ipynb #96f95be0
 def project_config(root="."):
     "nbdev's config of the project holding folder `root` (nbdev itself looks from the working directory)."
     root = Path(root).absolute()
     with _working_dir(root): return get_config(path=str(root))
 
+# %% ../nbs/95_docs.ipynb #87f266a3
 def _is_page(rel: Path) -> bool:
     "Is the notebook at `rel` (relative to nbs/) a page? Files and folders starting with `_` or `.` are not."
     return not any(part.startswith(("_", ".")) for part in rel.parts) and rel.suffix == ".ipynb"
 
+# %% ../nbs/95_docs.ipynb #4194315e
 def find_notebooks(nbs_path) -> list[Path]:
     "Every page notebook under `nbs_path`, relative to it, sorted."
     nbs_path = Path(nbs_path)
     return sorted(p.relative_to(nbs_path) for p in nbs_path.rglob("*.ipynb") if _is_page(p.relative_to(nbs_path)))
 
+# %% ../nbs/95_docs.ipynb #1f41614b
 def _sidebar_entries(items, section, nbs_path, out):
     "Walk quarto sidebar `items`, appending `(section, notebook)` pairs to `out`."
     if isinstance(items, (str, dict)): items = [items]
@@ -73,6 +77,7 @@ def _sidebar_entries(items, section, nbs_path, out):
             if (nbs_path / p).exists(): out.append((section, p))
             else: logging.getLogger(__name__).warning("_quarto.yml lists %s, which is not in %s", p, nbs_path)
 
+# %% ../nbs/95_docs.ipynb #bace7a59
 def quarto_file(root=".") -> Path:
     "The `_quarto.yml` that drives the sidebar: the project root's, else the one in `nbs/`."
     cfg = project_config(root)
@@ -80,6 +85,7 @@ def quarto_file(root=".") -> Path:
         if p.exists(): return p
     raise FileNotFoundError(f"no _quarto.yml in {cfg.config_path} or {cfg.nbs_path}")
 
+# %% ../nbs/95_docs.ipynb #6c4b4e4e
 def sidebar_pages(root=".") -> list[tuple[str | None, Path]]:
     "`(section, notebook)` pairs in `_quarto.yml` sidebar order, then unlisted notebooks under 'More'."
     cfg = project_config(root)
@@ -98,6 +104,7 @@ def page_url(rel) -> str:
     "Site-relative address of the page made from notebook `rel` (relative to nbs/)."
     return _nbpath2html(Path(rel)).as_posix()
 
+# %% ../nbs/95_docs.ipynb #3afbadfd
 def relative_prefix(url: str) -> str:
     "The `../` prefix that leads from the page at `url` back to the site root."
     return "../" * url.count("/")
@@ -115,6 +122,7 @@ def cell_flags(source: str) -> set[str]:
         flags.add(m.group(1))
     return flags
 
+# %% ../nbs/95_docs.ipynb #6b287c6e
 _FIGURE_PROBE = """\
 def __latent_mm_probe():
     import sys
@@ -169,6 +177,7 @@ def quarto_options(cell) -> None:
     if opts.get("output") == "false": tags.append("remove_output")
     if opts.get("include") == "false": tags.append("remove_cell")
 
+# %% ../nbs/95_docs.ipynb #8afad9ce
 def quarto_links(md: str) -> str:
     "Replace quarto's `[text](url){attrs}` links in markdown `md` by HTML anchors."
     def anchor(m):
@@ -257,6 +266,7 @@ def source_page_url(path: str) -> str:
     line = frag[1:] if frag.startswith("L") else ""
     return f"_source/{path}.html" + (f"#L-{line}" if line.isdigit() else "")
 
+# %% ../nbs/95_docs.ipynb #765cb564
 def source_page(code: str, rel: str, title: str) -> str:
     "A standalone page showing Python `code` of file `rel` with numbered, linkable lines (`#L-<n>`)."
     from pygments import highlight
@@ -270,6 +280,7 @@ def source_page(code: str, rel: str, title: str) -> str:
             f'{html.escape(title)}</a> / <code>{html.escape(rel)}</code></p>\n{highlight(code, PythonLexer(), formatter)}'
             f"</body></html>\n")
 
+# %% ../nbs/95_docs.ipynb #1e9ee876
 def write_source_pages(root, out, title: str) -> list[str]:
     "A source page for every module of the library of the project at `root`, under `out/_source/`; their paths."
     cfg = project_config(root)
@@ -293,6 +304,7 @@ def _frontmatter(nb) -> dict:
             return yaml.safe_load(c.source.strip().strip("-")) or {}
     return {}
 
+# %% ../nbs/95_docs.ipynb #04812d7f
 def _relink(page: str, doc_url: str, prefix: str, source_url: str = "") -> str:
     "Point links into the published site at this site, `source` links at the site's source pages, notebooks at pages."
     def fix(m):
@@ -304,6 +316,7 @@ def _relink(page: str, doc_url: str, prefix: str, source_url: str = "") -> str:
         return f'href="{url}"'
     return re.sub(r'\bhref="([^"]*)"', fix, page)
 
+# %% ../nbs/95_docs.ipynb #b7b99508
 def render_page(nb, url: str, site: dict) -> tuple[str, dict]:
     "HTML of processed notebook `nb` as the page at `url`, and its facts; `site` has `pages`, `title`, `doc_url`, `source_url`."
     fm = _frontmatter(nb)
@@ -348,6 +361,7 @@ def npm_assets(root=".") -> Path:
     if missing: raise FileNotFoundError(f"npm ci did not install {missing}")
     return modules
 
+# %% ../nbs/95_docs.ipynb #e9aea3fd
 def copy_assets(modules, dest) -> None:
     "Copy the site's scripts, fonts and stylesheet from npm's `modules` folder into `dest`."
     modules, dest = Path(modules), Path(dest)
@@ -369,6 +383,7 @@ def _read_processed(path):
         c.setdefault("id", f"cell-{i}")       # cells nbdev inserted have none
     return nbformat.reads(json.dumps(nb), as_version=4)
 
+# %% ../nbs/95_docs.ipynb #a32eb0f6
 def build_site(root=".", out=None, n_workers: int = 2, skip_flags=None, modules=None) -> dict:
     "Build the static site of the nbdev project at `root` into `out` (default `_site/`); return its summary."
     from nbdev.serve import proc_nbs

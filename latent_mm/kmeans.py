@@ -9,7 +9,6 @@ import numbers
 import warnings
 
 import numpy as np
-from fastcore.basics import patch
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import check_random_state
@@ -42,149 +41,130 @@ class KMeansProblem(LatentProblem):
         self._w, self._R = None, None   # the last point evaluated, and its regret array if one was built there
         self._next = None               # `minimize_bound`'s note: (its minimiser, z, whether regrets were read at w_prev)
 
-# %% ../nbs/04_kmeans.ipynb #d7828355
-@patch
-def _scaled(self:KMeansProblem, w):
-    "(W, w2) with D = X @ W + w2: W = -2 w.T / n (d, k), w2 = ||mu_j||^2 / n (k,)."
-    return w.T * (-2.0 / self.n), np.einsum("ij,ij->i", w, w) / self.n
+    def _scaled(self, w):
+        "(W, w2) with D = X @ W + w2: W = -2 w.T / n (d, k), w2 = ||mu_j||^2 / n (k,)."
+        return w.T * (-2.0 / self.n), np.einsum("ij,ij->i", w, w) / self.n
 
-# %% ../nbs/04_kmeans.ipynb #16324037
-@patch
-def _blocks(self:KMeansProblem, w):
-    "Row blocks (rows, D) of D[i, j] = (||x_i - mu_j||^2 - ||x_i||^2) / n, about 2^18 float64 entries each."
-    W, w2 = self._scaled(w)
-    step = max(1, 2**18 // max(1, len(w)))
-    for start in range(0, self.n, step):
-        rows = slice(start, start + step)
-        D = self.X[rows] @ W
-        D += w2
-        yield rows, D
-
-# %% ../nbs/04_kmeans.ipynb #8ad7d53d
-@patch
-def _pass(self:KMeansProblem, w, keep_regrets=False, z_prev=None):
-    """One pass over the distances at `w`: each point's label and least distance; the (n, k) float32 regrets if
-    `keep_regrets`; else, given `z_prev`, the touching configuration with ties kept at `z_prev` and the regrets of
-    `z_prev` (float32, as in the regret array; those of the touching configuration are 0). Returns (labels, Dmin,
-    R, touch) with touch = (z_touch, regrets of z_prev), or None."""
-    n, k = self.n, len(w)
-    labels, Dmin = np.empty(n, dtype=np.intp), np.empty(n)
-    if keep_regrets:                                  # compiled, one row at a time: no block of distances
-        R = np.empty((n, k), dtype=np.float32)
+    def _blocks(self, w):
+        "Row blocks (rows, D) of D[i, j] = (||x_i - mu_j||^2 - ||x_i||^2) / n, about 2^18 float64 entries each."
         W, w2 = self._scaled(w)
-        regret_rows(self.X, np.ascontiguousarray(W), w2, labels, Dmin, R)
-        return labels, Dmin, R, None
-    if z_prev is not None:
-        if z_prev.shape != (n,) or z_prev.min() < 0 or z_prev.max() >= k:
-            raise ValueError(f"z must hold {n} cluster indices in 0..{k - 1}")
-        z_touch, r_prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.float32)
-    for rows, D in self._blocks(w):
-        labels[rows] = D.argmin(1)
-        Dmin[rows] = np.take_along_axis(D, labels[rows, None], 1)[:, 0]
-        if z_prev is not None:                        # z_prev kept iff its float32 regret is 0
-            zp = z_prev[rows]
-            r_prev[rows] = D[np.arange(len(D)), zp] - Dmin[rows]
-            z_touch[rows] = np.where(r_prev[rows] <= 0, zp, labels[rows])
-    return labels, Dmin, None, (None if z_prev is None else (z_touch, r_prev))
+        step = max(1, 2**18 // max(1, len(w)))
+        for start in range(0, self.n, step):
+            rows = slice(start, start + step)
+            D = self.X[rows] @ W
+            D += w2
+            yield rows, D
 
-# %% ../nbs/04_kmeans.ipynb #94904f0f
-@patch
-def _at(self:KMeansProblem, w, regrets=False):
-    """Make `w` the current point: its labels, least distances and F, and the regret array if asked for now or noted
-    by `minimize_bound`; a point that `minimize_bound` returned also gets its configuration's bound and touching
-    configuration in the same pass. Nothing is computed again for the current point."""
-    if self._w is not None and self._w.shape == np.shape(w) and np.array_equal(self._w, w):
-        if self._R is not None or not regrets:
-            return
-    note = self._next if self._next is not None and np.array_equal(self._next[0], w) else None
-    keep = regrets or (note is not None and note[2])
-    z_prev = note[1] if note is not None and not keep else None
-    w = np.array(w, dtype=float)                      # a copy: the cache key must not change under us
-    self._R = None                                    # free the previous regrets before making new ones
-    self._labels, self._Dmin, self._R, touch = self._pass(w, keep, z_prev)
-    self._w, self._touches, self._sums = w, [], []
-    self._F = max(float(self._Dmin.sum() + self.x2_mean), 0.0)
-    if touch is not None:
-        self._remember(z_prev, touch)
+    def _pass(self, w, keep_regrets=False, z_prev=None):
+        """One pass over the distances at `w`: each point's label and least distance; the (n, k) float32 regrets if
+        `keep_regrets`; else, given `z_prev`, the touching configuration with ties kept at `z_prev` and the regrets of
+        `z_prev` (float32, as in the regret array; those of the touching configuration are 0). Returns (labels, Dmin,
+        R, touch) with touch = (z_touch, regrets of z_prev), or None."""
+        n, k = self.n, len(w)
+        labels, Dmin = np.empty(n, dtype=np.intp), np.empty(n)
+        if keep_regrets:                                  # compiled, one row at a time: no block of distances
+            R = np.empty((n, k), dtype=np.float32)
+            W, w2 = self._scaled(w)
+            regret_rows(self.X, np.ascontiguousarray(W), w2, labels, Dmin, R)
+            return labels, Dmin, R, None
+        if z_prev is not None:
+            if z_prev.shape != (n,) or z_prev.min() < 0 or z_prev.max() >= k:
+                raise ValueError(f"z must hold {n} cluster indices in 0..{k - 1}")
+            z_touch, r_prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.float32)
+        for rows, D in self._blocks(w):
+            labels[rows] = D.argmin(1)
+            Dmin[rows] = np.take_along_axis(D, labels[rows, None], 1)[:, 0]
+            if z_prev is not None:                        # z_prev kept iff its float32 regret is 0
+                zp = z_prev[rows]
+                r_prev[rows] = D[np.arange(len(D)), zp] - Dmin[rows]
+                z_touch[rows] = np.where(r_prev[rows] <= 0, zp, labels[rows])
+        return labels, Dmin, None, (None if z_prev is None else (z_touch, r_prev))
+
+    def _at(self, w, regrets=False):
+        """Make `w` the current point: its labels, least distances and F, and the regret array if asked for now or noted
+        by `minimize_bound`; a point that `minimize_bound` returned also gets its configuration's bound and touching
+        configuration in the same pass. Nothing is computed again for the current point."""
+        if self._w is not None and self._w.shape == np.shape(w) and np.array_equal(self._w, w):
+            if self._R is not None or not regrets:
+                return
+        note = self._next if self._next is not None and np.array_equal(self._next[0], w) else None
+        keep = regrets or (note is not None and note[2])
+        z_prev = note[1] if note is not None and not keep else None
+        w = np.array(w, dtype=float)                      # a copy: the cache key must not change under us
+        self._R = None                                    # free the previous regrets before making new ones
+        self._labels, self._Dmin, self._R, touch = self._pass(w, keep, z_prev)
+        self._w, self._touches, self._sums = w, [], []
+        self._F = max(float(self._Dmin.sum() + self.x2_mean), 0.0)
+        if touch is not None:
+            self._remember(z_prev, touch)
+
+    def _remember(self, z_prev, touch):
+        "Keep a touching configuration found at the current point and the regret sums of it and of `z_prev`."
+        z_touch, r_prev = touch
+        self._touches.append((z_prev, z_touch))
+        self._sums += [(z_touch, 0.0), (z_prev, float(r_prev.sum(dtype=np.float64)))]
+
+    def objective(self, w) -> float:
+        "F(w): the mean squared distance to the nearest centre."
+        self._at(w)
+        return self._F
+
+    def regrets(self, w) -> np.ndarray:
+        "The (n, k) float32 regret array at `w`."
+        self._at(w, regrets=True)
+        return self._R
+
+    def bound(self, z, w) -> float:
+        "b_z(w) = F(w) + the sum of the (float32) regrets of `z`, found in the current point's pass where it can be."
+        self._at(w)
+        if self._R is not None:
+            return self._F + float(self._R[np.arange(self.n), np.asarray(z)].sum(dtype=np.float64))
+        z = np.array(z)
+        if _find(self._sums, z) is None:
+            self._remember(z, self._pass(self._w, z_prev=z)[3])
+        return self._F + _find(self._sums, z)
+
+    def touching_configuration(self, w, z_prev=None) -> np.ndarray:
+        """The zero-regret configuration at `w`, ties kept at `z_prev`: `latent_mm.selection.touching_configuration`
+        of the regret array, found one block of distances at a time (the engine's MM step; no (n, k) array)."""
+        self._at(w)
+        if z_prev is None:                                # no ties to keep: the nearest centres
+            if self._R is None and _find(self._sums, self._labels) is None:
+                self._sums.append((self._labels, 0.0))    # their bound is F: MM asks for it next
+            return self._labels.copy()
+        if self._R is not None:
+            return touching_configuration(self._R, z_prev)
+        z_prev = np.array(z_prev)
+        if _find(self._touches, z_prev) is None:
+            self._remember(z_prev, self._pass(self._w, z_prev=z_prev)[3])
+        return _find(self._touches, z_prev).copy()
+
+    def touching(self, w) -> np.ndarray:
+        "The nearest-centre assignment (Lloyd's E-step); ties go to the lowest index, as in scikit-learn."
+        self._at(w)
+        return self._labels.copy()
+
+    def minimize_bound(self, z, w_prev) -> np.ndarray:
+        """Cluster means (6); an empty cluster keeps its previous centre. Notes the minimiser with `z`, and whether the
+        regret array was read at `w_prev`, for the first pass at it (see above)."""
+        w_prev = np.asarray(w_prev, dtype=float)
+        k = len(w_prev)
+        counts = np.bincount(z, minlength=k)
+        sums = np.stack([np.bincount(z, weights=col, minlength=k) for col in self.X.T], axis=1)
+        filled = counts > 0
+        w = w_prev.copy()
+        w[filled] = sums[filled] / counts[filled, None]
+        read = self._R is not None and self._w.shape == w_prev.shape and np.array_equal(self._w, w_prev)
+        self._next = (w.copy(), None if read else np.array(z), read)  # with the regret array, z's pass is not needed
+        return w
 
 # %% ../nbs/04_kmeans.ipynb #3e7daeda
-@patch
-def _remember(self:KMeansProblem, z_prev, touch):
-    "Keep a touching configuration found at the current point and the regret sums of it and of `z_prev`."
-    z_touch, r_prev = touch
-    self._touches.append((z_prev, z_touch))
-    self._sums += [(z_touch, 0.0), (z_prev, float(r_prev.sum(dtype=np.float64)))]
-
 def _find(pairs, z):
     "The value kept for configuration `z` in (configuration, value) pairs, or None."
     for key, value in pairs:
         if np.array_equal(key, z):
             return value
     return None
-
-# %% ../nbs/04_kmeans.ipynb #e67b763c
-@patch
-def objective(self:KMeansProblem, w) -> float:
-    "F(w): the mean squared distance to the nearest centre."
-    self._at(w)
-    return self._F
-
-@patch
-def regrets(self:KMeansProblem, w) -> np.ndarray:
-    "The (n, k) float32 regret array at `w`."
-    self._at(w, regrets=True)
-    return self._R
-
-# %% ../nbs/04_kmeans.ipynb #fd766955
-@patch
-def bound(self:KMeansProblem, z, w) -> float:
-    "b_z(w) = F(w) + the sum of the (float32) regrets of `z`, found in the current point's pass where it can be."
-    self._at(w)
-    if self._R is not None:
-        return self._F + float(self._R[np.arange(self.n), np.asarray(z)].sum(dtype=np.float64))
-    z = np.array(z)
-    if _find(self._sums, z) is None:
-        self._remember(z, self._pass(self._w, z_prev=z)[3])
-    return self._F + _find(self._sums, z)
-
-# %% ../nbs/04_kmeans.ipynb #7bf93c5d
-@patch
-def touching_configuration(self:KMeansProblem, w, z_prev=None) -> np.ndarray:
-    """The zero-regret configuration at `w`, ties kept at `z_prev`: `latent_mm.selection.touching_configuration`
-    of the regret array, found one block of distances at a time (the engine's MM step; no (n, k) array)."""
-    self._at(w)
-    if z_prev is None:                                # no ties to keep: the nearest centres
-        if self._R is None and _find(self._sums, self._labels) is None:
-            self._sums.append((self._labels, 0.0))    # their bound is F: MM asks for it next
-        return self._labels.copy()
-    if self._R is not None:
-        return touching_configuration(self._R, z_prev)
-    z_prev = np.array(z_prev)
-    if _find(self._touches, z_prev) is None:
-        self._remember(z_prev, self._pass(self._w, z_prev=z_prev)[3])
-    return _find(self._touches, z_prev).copy()
-
-@patch
-def touching(self:KMeansProblem, w) -> np.ndarray:
-    "The nearest-centre assignment (Lloyd's E-step); ties go to the lowest index, as in scikit-learn."
-    self._at(w)
-    return self._labels.copy()
-
-# %% ../nbs/04_kmeans.ipynb #aacdbfec
-@patch
-def minimize_bound(self:KMeansProblem, z, w_prev) -> np.ndarray:
-    """Cluster means (6); an empty cluster keeps its previous centre. Notes the minimiser with `z`, and whether the
-    regret array was read at `w_prev`, for the first pass at it (see above)."""
-    w_prev = np.asarray(w_prev, dtype=float)
-    k = len(w_prev)
-    counts = np.bincount(z, minlength=k)
-    sums = np.stack([np.bincount(z, weights=col, minlength=k) for col in self.X.T], axis=1)
-    filled = counts > 0
-    w = w_prev.copy()
-    w[filled] = sums[filled] / counts[filled, None]
-    read = self._R is not None and self._w.shape == w_prev.shape and np.array_equal(self._w, w_prev)
-    self._next = (w.copy(), None if read else np.array(z), read)  # with the regret array, z's pass is not needed
-    return w
 
 # %% ../nbs/04_kmeans.ipynb #10140cb0
 INITS = ("k-means++", "forgy", "random-partition", "random")
@@ -197,6 +177,7 @@ def init_partition(X, n_clusters, random_state=None) -> tuple[np.ndarray, np.nda
     w = X[rs.randint(len(X), size=n_clusters)].copy()
     return z, KMeansProblem(X).minimize_bound(z, w)
 
+# %% ../nbs/04_kmeans.ipynb #8f6c1c64
 def init_centers(X, n_clusters, init="k-means++", random_state=None, n_local_trials=None) -> np.ndarray:
     """Initial centres (n_clusters, d) for `init` in 'k-means++', 'forgy' ('random', scikit-learn's name for it:
     k distinct points), 'random-partition'.
@@ -277,106 +258,96 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.eps = eps
         self.random_state = random_state
 
-# %% ../nbs/04_kmeans.ipynb #d3be5a4c
-@patch
-def _selector(self:GMMKMeans):
-    "The selector of `bound`; `bound='biased'` without a bias maximises `anti_starvation`."
-    biased_default = isinstance(self.bound, str) and self.bound == "biased" and self.bias is None
-    return make_selector(self.bound, bias=anti_starvation if biased_default else self.bias)
+    def _selector(self):
+        "The selector of `bound`; `bound='biased'` without a bias maximises `anti_starvation`."
+        biased_default = isinstance(self.bound, str) and self.bound == "biased" and self.bias is None
+        return make_selector(self.bound, bias=anti_starvation if biased_default else self.bias)
 
-# %% ../nbs/04_kmeans.ipynb #5b915b4c
-@patch
-def _initial_state(self:GMMKMeans, X, rs):
-    "Initial centres w0 and, for a partition, its labels z0 (the first bound; None for centres)."
-    (n, d), k = X.shape, self.n_clusters
-    if isinstance(self.init, str):
-        if self.init not in INITS:
-            raise ValueError(f"init={self.init!r} must be one of {', '.join(map(repr, INITS))}, a callable "
-                             "or an array of shape (n_clusters, n_features) or (n_samples,)")
-        if self.init == "random-partition":
-            z0, w0 = init_partition(X, k, rs)
-            return w0, z0
-        return init_centers(X, k, self.init, rs), None
-    what = "init array"
-    if callable(self.init):
-        what, init = "init callable's output", np.asarray(self.init(X, k, rs), dtype=float)
-    else:
-        init = np.asarray(self.init)
-    if init.ndim == 1 and init.shape == (n,) and np.issubdtype(init.dtype, np.integer):
-        if init.min() < 0 or init.max() >= k:
-            raise ValueError(f"init labels range over {init.min()}..{init.max()}; they must be in 0..{k - 1}")
-        return KMeansProblem(X).minimize_bound(init, X[rs.randint(n, size=k)]), init.astype(np.int64)
-    w0 = init.astype(float)
-    if w0.shape != (k, d):
-        raise ValueError(f"{what} has shape {w0.shape}; it must be (n_clusters, n_features) = ({k}, {d}) "
-                         f"or integer labels ({n},)")
-    if not np.isfinite(w0).all():
-        raise ValueError(f"{what} contains NaN or infinite values")
-    return w0.copy(), None
+    def _initial_state(self, X, rs):
+        "Initial centres w0 and, for a partition, its labels z0 (the first bound; None for centres)."
+        (n, d), k = X.shape, self.n_clusters
+        if isinstance(self.init, str):
+            if self.init not in INITS:
+                raise ValueError(f"init={self.init!r} must be one of {', '.join(map(repr, INITS))}, a callable "
+                                 "or an array of shape (n_clusters, n_features) or (n_samples,)")
+            if self.init == "random-partition":
+                z0, w0 = init_partition(X, k, rs)
+                return w0, z0
+            return init_centers(X, k, self.init, rs), None
+        what = "init array"
+        if callable(self.init):
+            what, init = "init callable's output", np.asarray(self.init(X, k, rs), dtype=float)
+        else:
+            init = np.asarray(self.init)
+        if init.ndim == 1 and init.shape == (n,) and np.issubdtype(init.dtype, np.integer):
+            if init.min() < 0 or init.max() >= k:
+                raise ValueError(f"init labels range over {init.min()}..{init.max()}; they must be in 0..{k - 1}")
+            return KMeansProblem(X).minimize_bound(init, X[rs.randint(n, size=k)]), init.astype(np.int64)
+        w0 = init.astype(float)
+        if w0.shape != (k, d):
+            raise ValueError(f"{what} has shape {w0.shape}; it must be (n_clusters, n_features) = ({k}, {d}) "
+                             f"or integer labels ({n},)")
+        if not np.isfinite(w0).all():
+            raise ValueError(f"{what} contains NaN or infinite values")
+        return w0.copy(), None
 
-# %% ../nbs/04_kmeans.ipynb #eef219fa
-@patch
-def fit(self:GMMKMeans, X, y=None):
-    "Cluster X (n_samples, n_features); returns self."
-    X = _validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
-    n = len(X)
-    k = _check_int("n_clusters", self.n_clusters, 1)
-    if k > n:
-        raise ValueError(f"n_clusters={k} must be <= n_samples={n}")
-    eta = check_eta(self.eta)
-    max_iter = _check_int("max_iter", self.max_iter, 1)
-    if not (isinstance(self.eps, numbers.Real) and self.eps >= 0):
-        raise ValueError(f"eps={self.eps!r} must be a number >= 0")
-    if eta != 1.0 and isinstance(self.bound, str) and self.bound == "touching":
-        warnings.warn(f"eta={eta:g} has no effect with bound='touching' (touching bounds spend no budget: the run "
-                      "is Lloyd's algorithm); use bound='random' or 'biased' for G-MM", UserWarning, stacklevel=2)
-    select = self._selector()
-    rs = check_random_state(self.random_state)
-    w0, z0 = self._initial_state(X, rs)
-    self.scale_ = scale = _exact_scale(X)
-    problem = KMeansProblem(X / scale if scale != 1.0 else X)
-    variance = float(problem.X.var(axis=0).sum())         # F of a single cluster: the objective's scale
-    eps = self.eps * variance if variance > 0 else self.eps
-    res = gmm(problem, w0 / scale, select, eta=eta, eps=eps, max_iter=max_iter,
-              random_state=rs.randint(np.iinfo(np.int32).max), z0=z0,
-              callback=_at_fixed_point if self.eps == 0 else None)
-    self.cluster_centers_ = res.w * scale
-    self.labels_ = problem.touching(res.w)
-    self.objective_ = float(np.float64(problem.objective(res.w)) * scale * scale)
-    self.inertia_ = self.objective_ * n
-    last = {k: getattr(res.trace, k)[-1] for k in ("gap", "changed")}
-    self.converged_ = res.converged or (self.eps == 0 and _at_fixed_point(res.n_iter, None, None, last))
-    self.n_iter_, self.trace_ = res.n_iter, res.trace
-    self.result_ = res
-    self.init_centers_ = w0
-    return self
+    def fit(self, X, y=None):
+        "Cluster X (n_samples, n_features); returns self."
+        X = _validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
+        n = len(X)
+        k = _check_int("n_clusters", self.n_clusters, 1)
+        if k > n:
+            raise ValueError(f"n_clusters={k} must be <= n_samples={n}")
+        eta = check_eta(self.eta)
+        max_iter = _check_int("max_iter", self.max_iter, 1)
+        if not (isinstance(self.eps, numbers.Real) and self.eps >= 0):
+            raise ValueError(f"eps={self.eps!r} must be a number >= 0")
+        if eta != 1.0 and isinstance(self.bound, str) and self.bound == "touching":
+            warnings.warn(f"eta={eta:g} has no effect with bound='touching' (touching bounds spend no budget: the run "
+                          "is Lloyd's algorithm); use bound='random' or 'biased' for G-MM", UserWarning, stacklevel=2)
+        select = self._selector()
+        rs = check_random_state(self.random_state)
+        self.scale_ = scale = _exact_scale(X)
+        X_scaled = X / scale if scale != 1.0 else X         # seeding too: k-means++'s squared distances stay finite
+        w0, z0 = self._initial_state(X_scaled, rs)
+        w0 = w0 * scale
+        problem = KMeansProblem(X_scaled)
+        variance = float(problem.X.var(axis=0).sum())         # F of a single cluster: the objective's scale
+        eps = self.eps * variance if variance > 0 else self.eps
+        res = gmm(problem, w0 / scale, select, eta=eta, eps=eps, max_iter=max_iter,
+                  random_state=rs.randint(np.iinfo(np.int32).max), h0=z0,
+                  callback=_at_fixed_point if self.eps == 0 else None)
+        self.cluster_centers_ = res.w * scale
+        self.labels_ = problem.touching(res.w)
+        self.objective_ = float(np.float64(problem.objective(res.w)) * scale * scale)
+        self.inertia_ = self.objective_ * n
+        last = {k: getattr(res.trace, k)[-1] for k in ("gap", "changed")}
+        self.converged_ = res.converged or (self.eps == 0 and _at_fixed_point(res.n_iter, None, None, last))
+        self.n_iter_, self.trace_ = res.n_iter, res.trace
+        self.result_ = res
+        self.init_centers_ = w0
+        return self
 
-# %% ../nbs/04_kmeans.ipynb #6a30ba10
-@patch
-def _distances(self:GMMKMeans, X):
-    "The k-means problem of X and the centres, both in the fit's exact scale."
-    check_is_fitted(self)
-    X = _validate_data(self, X, dtype=np.float64, reset=False)
-    return KMeansProblem(X / self.scale_), self.cluster_centers_ / self.scale_
+    def _distances(self, X):
+        "The k-means problem of X and the centres, both in the fit's exact scale."
+        check_is_fitted(self)
+        X = _validate_data(self, X, dtype=np.float64, reset=False)
+        return KMeansProblem(X / self.scale_), self.cluster_centers_ / self.scale_
 
-# %% ../nbs/04_kmeans.ipynb #f5b41461
-@patch
-def predict(self:GMMKMeans, X):
-    "Index of the nearest centre for each row of X."
-    p, w = self._distances(X)
-    return p.touching(w)
+    def predict(self, X):
+        "Index of the nearest centre for each row of X."
+        p, w = self._distances(X)
+        return p.touching(w)
 
-@patch
-def transform(self:GMMKMeans, X):
-    "Euclidean distances (n_samples, n_clusters) to the centres, as `sklearn.cluster.KMeans.transform`."
-    p, w = self._distances(X)
-    D = p.X @ (w.T * -2.0)
-    D += p.x2[:, None]
-    D += np.einsum("ij,ij->i", w, w)
-    return np.sqrt(np.maximum(D, 0.0)) * self.scale_
+    def transform(self, X):
+        "Euclidean distances (n_samples, n_clusters) to the centres, as `sklearn.cluster.KMeans.transform`."
+        p, w = self._distances(X)
+        D = p.X @ (w.T * -2.0)
+        D += p.x2[:, None]
+        D += np.einsum("ij,ij->i", w, w)
+        return np.sqrt(np.maximum(D, 0.0)) * self.scale_
 
-@patch
-def score(self:GMMKMeans, X, y=None):
-    "Minus the sum of squared distances to the nearest centre (scikit-learn's convention: higher is better)."
-    p, w = self._distances(X)
-    return -float(np.float64(p.objective(w)) * p.n * self.scale_ * self.scale_)
+    def score(self, X, y=None):
+        "Minus the sum of squared distances to the nearest centre (scikit-learn's convention: higher is better)."
+        p, w = self._distances(X)
+        return -float(np.float64(p.objective(w)) * p.n * self.scale_ * self.scale_)

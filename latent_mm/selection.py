@@ -11,10 +11,12 @@ import warnings
 import numpy as np
 
 from ._kernels import random_bound
+from .core import ProblemSelector, Selector, as_selector
 
 # %% auto #0
 __all__ = ['N_SWEEPS', 'SELECTORS', 'touching_configuration', 'Touching', 'touching', 'RandomWalk', 'random_walk',
-           'budgeted_argmax', 'Biased', 'biased', 'SubsetUpdate', 'subset_update', 'make_selector']
+           'budgeted_argmax', 'Bias', 'StructuredBias', 'FunctionBias', 'as_bias', 'Biased', 'biased', 'SubsetUpdate',
+           'subset_update', 'make_selector']
 
 # %% ../nbs/02_selection.ipynb #1d48f4df
 def touching_configuration(R,           # the regret array (n_latent, n_values)
@@ -37,9 +39,8 @@ def _chosen(R, z) -> np.ndarray:
     return R[np.arange(len(z)), z]
 
 # %% ../nbs/02_selection.ipynb #1a115c4b
-class _ProblemTouching:
+class _ProblemTouching(ProblemSelector):
     "MM's selector for a problem that finds its touching configuration itself (no regret array)."
-    protocol = "problem"
 
     def __call__(self, problem, w_prev, v_prev, z_prev, rng):
         return np.asarray(problem.touching_configuration(w_prev, z_prev)), {}
@@ -47,7 +48,7 @@ class _ProblemTouching:
     def __repr__(self): return "touching()"
 
 # %% ../nbs/02_selection.ipynb #06fb3d14
-class Touching:
+class Touching(Selector):
     "Selector for MM: the bound that touches the objective at the previous iterate."
 
     def start(self, problem, rng):
@@ -69,7 +70,7 @@ N_SWEEPS = 2        # default Metropolis sweeps after the product-law draw (the 
 _N_BETA_ROWS = 1024 # beta of the product law is solved on this many random movable variables
 
 # %% ../nbs/02_selection.ipynb #d488526a
-class RandomWalk:
+class RandomWalk(Selector):
     """Selector for G-MM's random bounds: an approximate sample of the uniform law on the valid configurations (see
     above; the law approaches the uniform one as `n_sweeps` grows, and every sample is valid).
 
@@ -167,19 +168,57 @@ def budgeted_argmax(R,           # the regret array (n_latent, n_values)
             lo = mid
     return z, hi
 
+# %% ../nbs/02_selection.ipynb #6c0244a7
+class Bias:
+    "The contract of a bias for `biased`: `scores(R, z_prev, rng) -> G` (n_latent, n_values), and `start` for one run."
+
+    def start(self, problem, rng) -> Bias:
+        "The bias one run of `gmm` on `problem` uses (default: this one); per-run state is made here."
+        return self
+
+    def scores(self,
+               R,      # the regret array, (n_latent, n_values)
+               z_prev, # the previous configuration (None at the first iteration)
+               rng,    # the run's numpy Generator
+              ) -> np.ndarray: # G, the same shape as R: the bias of each value of each latent variable
+        raise NotImplementedError(f"{type(self).__name__} does not implement scores(R, z_prev, rng)")
+
+# %% ../nbs/02_selection.ipynb #20188e9c
+class StructuredBias(Bias):
+    "A bias that is not separable: `argmax(R, budget, z_prev, rng) -> (z, info)` solves the budgeted problem itself."
+
+    def argmax(self, R, budget, z_prev, rng) -> tuple:
+        raise NotImplementedError(f"{type(self).__name__} does not implement argmax(R, budget, z_prev, rng)")
+
+# %% ../nbs/02_selection.ipynb #51e98fac
+class FunctionBias(Bias):
+    "A plain function `bias(R, z_prev, rng) -> G` as a bias."
+
+    def __init__(self, bias): self.bias = bias
+    def scores(self, R, z_prev, rng): return self.bias(R, z_prev, rng)
+    def __repr__(self): return getattr(self.bias, "__name__", repr(self.bias))
+
+# %% ../nbs/02_selection.ipynb #d75426b7
+def as_bias(bias) -> Bias:
+    "`bias` as a `Bias`: a bias as it is, a function wrapped; anything else is refused naming the contract."
+    if isinstance(bias, Bias):
+        return bias
+    if callable(bias) and not isinstance(bias, type):
+        return FunctionBias(bias)
+    raise TypeError(f"bias={bias!r} must be a function bias(R, z_prev, rng) -> scores, or a Bias")
+
 # %% ../nbs/02_selection.ipynb #05f7a134
-class _BiasedRun:
+class _BiasedRun(Selector):
     "One run's biased selector: the bias's per-run scorer and the budgeted argmax."
 
     def __init__(self, scorer, n_bisect):
         self.scorer, self.n_bisect = scorer, n_bisect
 
     def __call__(self, R, budget, z_prev, rng):
-        if hasattr(self.scorer, "argmax"):                    # a structured bias solves the budgeted problem itself
+        if isinstance(self.scorer, StructuredBias):           # it solves the budgeted problem itself
             z, info = self.scorer.argmax(R, budget, z_prev, rng)
             return np.asarray(z), dict(info)
-        scores = getattr(self.scorer, "scores", self.scorer)
-        G = np.asarray(scores(R, z_prev, rng), dtype=float)
+        G = np.asarray(self.scorer.scores(R, z_prev, rng), dtype=float)
         if G.shape != R.shape:
             raise ValueError(f"the bias returned scores of shape {G.shape}; they must match the regrets' {R.shape}")
         if not np.all(np.isfinite(G[np.isfinite(R)])):
@@ -190,40 +229,37 @@ class _BiasedRun:
         return z, dict(lam=lam)
 
 # %% ../nbs/02_selection.ipynb #89732462
-class Biased:
+class Biased(Selector):
     "Selector for G-MM's biased bounds: maximise a bias within the regret budget."
 
     def __init__(self,
-                 bias,        # a function bias(R, z_prev, rng) -> scores, or an object with start(problem, rng)
+                 bias,        # a `Bias`, or a function bias(R, z_prev, rng) -> scores
                  n_bisect=50, # bisection steps of the Lagrangian sweep
                 ):
-        if not (callable(bias) or hasattr(bias, "start")):
-            raise TypeError(f"bias={bias!r} must be a function bias(R, z_prev, rng) -> scores, or have "
-                            "start(problem, rng)")
-        self.bias, self.n_bisect = bias, n_bisect
+        self.bias, self.n_bisect = as_bias(bias), n_bisect
+        self._shown = getattr(bias, "__name__", bias)
 
-    def __repr__(self): return f"biased({getattr(self.bias, '__name__', self.bias)!r})"
+    def __repr__(self): return f"biased({self._shown!r})"
 
     def start(self, problem, rng):
         "The selector for one run: the bias's per-run state is made here, never stored on `self`."
-        scorer = self.bias.start(problem, rng) if hasattr(self.bias, "start") else self.bias
-        return _BiasedRun(scorer, self.n_bisect)
+        return _BiasedRun(self.bias.start(problem, rng), self.n_bisect)
 
     def __call__(self, R, budget, z_prev, rng):
-        if hasattr(self.bias, "start"):
-            raise TypeError(f"{self.bias!r} keeps per-run state: use the selector through `gmm`, or call "
+        if not isinstance(self.bias, FunctionBias):
+            raise TypeError(f"{self.bias!r} may keep per-run state: use the selector through `gmm`, or call "
                             "`start(problem, rng)` first")
         return _BiasedRun(self.bias, self.n_bisect)(R, budget, z_prev, rng)
 
 # %% ../nbs/02_selection.ipynb #587ba594
-def biased(bias,        # a function bias(R, z_prev, rng) -> scores, or an object with start(problem, rng)
+def biased(bias,        # a `Bias`, or a function bias(R, z_prev, rng) -> scores
            n_bisect=50, # bisection steps of the Lagrangian sweep
           ) -> Biased:
     "G-MM's biased bound: argmax of a `bias` over the valid set."
     return Biased(bias, n_bisect)
 
 # %% ../nbs/02_selection.ipynb #eebebaac
-class SubsetUpdate:
+class SubsetUpdate(Selector):
     "Selector: re-impute a random subset of latent variables with the touching rule, grown until valid."
 
     def __init__(self,
@@ -274,8 +310,8 @@ def make_selector(bound="touching",  # a rule name in `SELECTORS`, or a selector
     """The selector for a bound rule. `bias`, `n_sweeps` and `n_steps` are refused with a rule that does not use them;
     `fraction` is ignored by rules other than "subset" (estimators pass their subset fraction whatever the rule)."""
     if not isinstance(bound, str):
-        if callable(bound) or hasattr(bound, "start"):
-            return bound
+        if isinstance(bound, Selector) or callable(bound):
+            return as_selector(bound)
         raise ValueError(f"bound={bound!r} must be one of {SELECTORS} or a selector "
                          "select(R, budget, z_prev, rng) -> (z, info)")
     if bound not in SELECTORS:
@@ -292,5 +328,5 @@ def make_selector(bound="touching",  # a rule name in `SELECTORS`, or a selector
     if bound == "subset":
         return subset_update(fraction)
     if bias is None:
-        raise ValueError("bound='biased' needs a bias, e.g. latent_mm.bias.multifold_mil(n_folds=10)")
+        raise ValueError("bound='biased' needs a bias, e.g. latent_mm.lssvm.bias.multifold_mil(n_folds=10)")
     return biased(bias)

@@ -9,22 +9,24 @@ from pathlib import Path
 
 import numpy as np
 
-from .core import LatentProblem, gmm
+from .core import LatentProblem, ProblemSelector, gmm
 
 # %% auto #0
 __all__ = ['InvariantError', 'check_trace', 'MinOfQuadratics', 'SmoothDC', 'TouchingAnchor', 'touching_anchor', 'RandomAnchor',
-           'random_anchor', 'plot_trace', 'theory_table', 'format_table']
+           'random_anchor', 'plot_trace', 'theory_table']
 
 # %% ../nbs/01_theory.ipynb #c0b2e7cd
 class InvariantError(AssertionError):
     "A G-MM trace violates one of the invariants of Algorithm 1."
 
+# %% ../nbs/01_theory.ipynb #ce5007b1
 def _first_violation(name, bad, t_index, message):
     "Raise InvariantError for the first True entry of `bad`."
     if np.any(bad):
         t = int(np.flatnonzero(bad)[0])
         raise InvariantError(f"{name} violated at iteration {t_index[t]}: {message(t)}")
 
+# %% ../nbs/01_theory.ipynb #5c255ba7
 def check_trace(result, eta, *, eps=None, rtol=1e-8) -> bool:
     """Check every invariant of Algorithm 1 on `result.trace` (a `GMMResult`); raise `InvariantError` if one fails.
 
@@ -126,22 +128,22 @@ class SmoothDC(LatentProblem):
         return self.A @ w - self.b - self._grad_g(w)
 
 # %% ../nbs/01_theory.ipynb #28ddf3ef
-class TouchingAnchor:
-    "MM for `SmoothDC`-like problems: the anchor whose bound touches F at w_prev (problem protocol)."
-    protocol = "problem"
+class TouchingAnchor(ProblemSelector):
+    "MM for `SmoothDC`-like problems: the anchor whose bound touches F at w_prev (a problem selector)."
 
     def __call__(self, problem, w_prev, v_prev, z_prev, rng):
         return problem.touching(w_prev), {}
 
     def __repr__(self): return "touching_anchor()"
 
+# %% ../nbs/01_theory.ipynb #9cdaeb3d
 def touching_anchor() -> TouchingAnchor:
     "MM's bound for problems with a continuous latent variable and a `touching(w)` method."
     return TouchingAnchor()
 
-class RandomAnchor:
+# %% ../nbs/01_theory.ipynb #809226e8
+class RandomAnchor(ProblemSelector):
     "Selector for `SmoothDC`-like problems: a Gaussian anchor around w_prev, shrunk until the bound is valid."
-    protocol = "problem"
 
     def __init__(self, scale=1.0, max_halvings=60):
         self.scale, self.max_halvings = float(scale), int(max_halvings)
@@ -157,6 +159,7 @@ class RandomAnchor:
             step = step / 2.0
         return problem.touching(w_prev), dict(halvings=float(self.max_halvings), distance=0.0)
 
+# %% ../nbs/01_theory.ipynb #58938e44
 def random_anchor(scale=1.0, max_halvings=60) -> RandomAnchor:
     "Random valid anchor for smooth DC problems (G-MM's random bounds with a continuous latent variable)."
     return RandomAnchor(scale, max_halvings)
@@ -193,6 +196,7 @@ def _selectors_for(problem):
                                ("subset", lambda: subset_update(0.1))]
     return [("touching (MM)", mm, 1.0)] + [(n, f, eta) for n, f in rules for eta in (0.5, 0.1, 0.02)]
 
+# %% ../nbs/01_theory.ipynb #71171a90
 def theory_table(n_seeds=5, random_state=0) -> list[dict]:
     "Run every selector and eta on both toy problems; one row per setting, averaged over `n_seeds` seeds."
     rows = []
@@ -217,18 +221,3 @@ def theory_table(n_seeds=5, random_state=0) -> list[dict]:
                              final_F=float(np.mean(Fs)), final_gap=float(np.max(gaps)), max_grad_norm=float(np.max(grads)),
                              invariants_ok=ok))
     return rows
-
-def _cell(value, floatfmt, missing) -> str:
-    "One table cell: floats formatted, a missing value (None or NaN) as `missing`."
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return missing
-    return floatfmt.format(value) if isinstance(value, float) else str(value)
-
-def format_table(rows, columns=None, floatfmt="{:.4g}", missing="-") -> str:
-    """Plain-text table of a list of dicts (one line per row, aligned columns: by default every key of any row, in the
-    order they first appear); a missing value (None, NaN or a key the row lacks) shows as `missing`."""
-    columns = columns or list(dict.fromkeys(k for r in rows for k in r))
-    cells = [[_cell(r.get(c), floatfmt, missing) for c in columns] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths))
-    return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells])

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from latent_mm.bias import multifold_mil
-from latent_mm.group_norm import GroupNormSSVM, LatentStateBlocks, toy_states
 from latent_mm.lssvm import LatentBinary, LatentMulticlass, LatentSSVM, toy_localization
-from latent_mm.rbow import RBoWModel, toy_scenes
+from latent_mm.lssvm.bias import multifold_mil
+from latent_mm.lssvm.group_norm import GroupNormSSVM, LatentStateBlocks, toy_states
+from latent_mm.lssvm.spl import SelfPacedSSVM
+from latent_mm.scene import RBoWModel, toy_scenes
 from latent_mm.solvers import SOLVERS
-from latent_mm.spl import SelfPacedSSVM
 from latent_mm.theory import check_trace
 
 BOUNDS = {"touching": {}, "random": dict(eta=0.2), "subset": dict(eta=0.2),
@@ -31,7 +31,8 @@ def _estimator(kind, bound, solver):
     if kind == "LatentSSVM":
         return LatentSSVM(LatentMulticlass(), **options)
     if kind == "SelfPacedSSVM":
-        return SelfPacedSSVM(LatentMulticlass(), max_inner=2, init_iters=1, **{**options, "max_iter": 3})
+        return SelfPacedSSVM(LatentMulticlass(), max_inner=2, init_iters=1, max_stages=3,
+                             **{k: v for k, v in options.items() if k != "max_iter"})
     return GroupNormSSVM(LatentStateBlocks(), mu=0.05, **options)
 
 
@@ -112,7 +113,7 @@ def test_zero_weights_keep_impossible_values_impossible():
     negative = (y == 0)
     assert np.isinf(R[negative, 1:]).all() and (R[negative, 0] == 0).all()
     assert (R[(s == 0) & (y == 1)] == 0).all()
-    est = SelfPacedSSVM(model, C=5.0, bound="random", eta=0.1, max_iter=4, random_state=0)
+    est = SelfPacedSSVM(model, C=5.0, bound="random", eta=0.1, max_stages=4, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(X, y, h0=h0)

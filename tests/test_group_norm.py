@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
-from latent_mm.group_norm import GroupNormSSVM, LatentStateBlocks, block_groups, check_groups, toy_states
 from latent_mm.lssvm import LatentSSVM
+from latent_mm.lssvm.group_norm import GroupNormSSVM, LatentStateBlocks, block_groups, check_groups, toy_states
 from latent_mm.solvers import GroupL2, make_solver, primal_objective, solve_cvxpy
 from latent_mm.theory import check_trace
 
@@ -22,7 +22,7 @@ def test_oracles_equal_brute_force(n, H, K, d, null, seed):
     X, y, z = rng.normal(size=(n, H, d)), rng.integers(0, K, n), rng.integers(0, H, n)
     w = rng.normal(size=model.size_joint_feature(X))
     score = lambda i, c, k: w @ model.joint_feature(X[i], c, k)
-    bound = model.bound(X, y, z)
+    bound = model.oracle(X, y, z)
     s = rng.uniform(0, 2, n)
     hinge, G = bound.hinge_and_subgradient(w, s)
     y_hat, h_hat = model.inference(X, w)
@@ -46,11 +46,11 @@ def test_bcfw_and_subgradient_agree_with_cvxpy(seed, null):
     rng = np.random.default_rng(seed)
     X, y, z = rng.normal(size=(25, 3, 3)), rng.integers(0, 2, 25), rng.integers(0, 3, 25)
     X[np.arange(25), z] += np.where(y[:, None] == 1, 1.5, -1.5)
-    bound = LatentStateBlocks(n_classes=2, null_class=null).bound(X, y, z)
+    bound = LatentStateBlocks(n_classes=2, null_class=null).oracle(X, y, z)
     lam = 1 / 2.0
     R = GroupL2(block_groups(bound.n_features // 3, 3), mu=rng.uniform(0, 0.4, bound.n_features // 3))
     P_ref = primal_objective(bound, solve_cvxpy(bound, lam, regularizer=R), lam, regularizer=R)
-    res = make_solver("bcfw", tol=1e-7, max_passes=5000).solve(bound, lam, R, rng=np.random.default_rng(seed))
+    res = make_solver("bcfw", tol=1e-7, max_passes=5000).solve(bound, lam, R, random_state=np.random.default_rng(seed))
     assert abs(primal_objective(bound, res.w, lam, regularizer=R) - P_ref) <= 1e-4 * P_ref
     sub = make_solver("subgradient", tol=1e-8, max_passes=20000).solve(bound, lam, R)
     assert P_ref * (1 - 1e-6) <= sub.primal <= P_ref * (1 + 1e-3)

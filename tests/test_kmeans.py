@@ -152,7 +152,7 @@ def test_datasets_shapes():
 
 def test_cli_reproduce_kmeans(tmp_path, capsys):
     from latent_mm.cli import main
-    from latent_mm.runner import read_csv
+    from latent_mm.report import read_csv
     main(["reproduce", "kmeans", "--trials", "1", "--datasets", "cloud", "--n-jobs", "1", "--out", str(tmp_path)])
     printed = capsys.readouterr().out
     assert "paper_mean" in printed and "cloud" in printed
@@ -187,7 +187,7 @@ def test_kmeans_loads_no_latent_svm_module():
             "fits = [GMMKMeans(4, bound='biased', bias=anti_starvation, eta=0.1, random_state=0).fit(X),\n"
             "        GMMKMeans(4, bound='biased', eta=0.1, random_state=0).fit(X)]\n"
             "print(all('lam' in f.trace_.info for f in fits))\n"
-            "print(','.join(m for m in ('latent_mm.lssvm', 'latent_mm.solvers', 'latent_mm.bias') if m in sys.modules))\n")
+            "print(','.join(m for m in ('latent_mm.lssvm', 'latent_mm.solvers', 'latent_mm.lssvm.bias') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[0] == "True"                              # both fits ran the biased selector
     assert out[1] == "", f"k-means loaded {out[1]}"

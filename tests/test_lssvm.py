@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from latent_mm.bias import multifold_mil
 from latent_mm.lssvm import LatentMulticlass, LatentSSVM, LatentSSVMProblem, toy_localization
+from latent_mm.lssvm.bias import multifold_mil
 from latent_mm.solvers import GroupL2, L2, bcfw, primal_objective, random_ssvm, solve_cvxpy
 from latent_mm.theory import check_trace
 
@@ -29,7 +29,7 @@ def test_inference_equals_brute_force(n, H, K, d, seed):
         np.testing.assert_allclose(score(y_hat[i], h_hat[i]) + (y_hat[i] != y[i]), best_aug)
         np.testing.assert_allclose(score(y_pred[i], h_pred[i]), max(score(c, k) for c, k in pairs))
     # the single-example oracle of the fixed-latent bound agrees with the vectorised one
-    fixed = model.bound(X, y, h)
+    fixed = model.oracle(X, y, h)
     for i in range(n):
         phi, L, key = fixed.loss_augmented(w, i)
         np.testing.assert_allclose(phi @ w + L, fixed.max_augmented(w)[i])
@@ -68,7 +68,7 @@ def test_bcfw_plain_frank_wolfe_path():
 
 def test_fixed_latent_bound_agrees_with_cvxpy():
     X, y, h = toy_localization(n=30, n_classes=3, n_latent=4, d=3, random_state=1)
-    fixed = LatentMulticlass(n_classes=3).bound(X, y, h)
+    fixed = LatentMulticlass(n_classes=3).oracle(X, y, h)
     res = bcfw(fixed, 0.4, tol=1e-5, max_passes=20000, random_state=0)
     P_ref = primal_objective(fixed, solve_cvxpy(fixed, 0.4), 0.4)
     assert abs(res.primal - P_ref) <= 1e-4 * P_ref
@@ -78,7 +78,7 @@ def test_fixed_latent_bound_agrees_with_cvxpy():
 
 def test_warm_start_never_worse_than_w_prev():
     X, y, h = toy_localization(n=40, random_state=2)
-    fixed = LatentMulticlass(n_classes=3).bound(X, y, h)
+    fixed = LatentMulticlass(n_classes=3).oracle(X, y, h)
     first = bcfw(fixed, 0.4, tol=1e-6, max_passes=5000, random_state=0)
     again = bcfw(fixed, 0.4, tol=0.5, max_passes=1, warm=first.state, w_prev=first.w, random_state=1)
     assert again.primal <= first.primal
@@ -150,3 +150,20 @@ def test_continuous_labels_are_refused_at_fit_and_whole_floats_are_classes():
         as_float = LatentSSVM(LatentMulticlass(), C=1.0, random_state=0).fit(X, y.astype(float))
     np.testing.assert_array_equal(as_float.coef_, as_int.coef_)
     assert as_float.score(X, y.astype(float)) == as_int.score(X, y)
+
+
+def test_the_oracle_contract_and_the_fits_solver_run():
+    """`model.oracle` is the fixed-latent bound's oracle (the old `bound` refuses in one line); the fit builds its
+    solver run and hands it to the problem, which only calls it."""
+    X, y, h = toy_localization(n=30, random_state=3)
+    model = LatentMulticlass(n_classes=3)
+    with pytest.raises(TypeError, match=r"model\.bound\(\.\.\.\) is now model\.oracle\(\.\.\.\)"):
+        model.bound(X, y, h)
+    w = np.random.default_rng(0).normal(size=15)
+    out = model.oracle(X, y, h).loss_augmented(w, 4)
+    np.testing.assert_allclose(out.phi @ w + out.loss, model.oracle(X, y, h).max_augmented(w)[4])
+    assert isinstance(out.key, int)
+    with pytest.raises(ValueError, match="has no solver run"):
+        LatentSSVMProblem(model, X, y).minimize_bound(h, w)
+    est = LatentSSVM(C=10.0, random_state=0).fit(X, y, h0=h)
+    assert est.problem_.run is est.run_ and est.run_.n_solves == len(est.trace_)   # one solve per G-MM iteration

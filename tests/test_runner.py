@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from latent_mm.runner import (ResultsFile, StaleResultsError, code_fingerprint, load_results, record_digest, run_trials,
+from latent_mm.sweeps import (ResultsFile, StaleResultsError, code_fingerprint, load_results, record_digest, run_trials,
                               verify_results)
 
 
@@ -54,7 +54,7 @@ def test_complete_last_record_without_newline_is_kept(tmp_path):
 SHARED_SWEEP = """
 import os, sys, time
 from pathlib import Path
-from latent_mm.runner import run_trials
+from latent_mm.sweeps import run_trials
 
 folder = Path(sys.argv[1])
 def slow(seed):

@@ -9,9 +9,9 @@ from hypothesis import given, settings, strategies as st
 
 from latent_mm.experiments.scene import column
 from latent_mm.lssvm import LatentSSVM, LatentSSVMProblem
-from latent_mm.rbow import (RBoWModel, alpha_expansion, initial_parts, potts_budgeted_argmax, potts_coherence,
-                             potts_energy, toy_scenes)
-from latent_mm.runner import read_csv
+from latent_mm.scene import (RBoWModel, alpha_expansion, initial_parts, potts_budgeted_argmax, potts_coherence,
+                              potts_energy, toy_scenes)
+from latent_mm.report import read_csv
 from latent_mm.theory import check_trace
 
 
@@ -42,7 +42,7 @@ def test_rbow_inference_equals_brute_force(rows, cols, P, K, d, filters, assignm
     w = rng.normal(size=model.size_joint_feature(X))
     Z = np.array(list(itertools.product(range(P), repeat=V)))
     top, S = model.objective_terms(X, y, w)
-    bound = model.bound(X, y, rng.integers(0, P, (n, V)))
+    bound = model.oracle(X, y, rng.integers(0, P, (n, V)))
     Phi_b, L_b = bound.loss_augmented_batch(w, np.arange(n))
     Phi_b = Phi_b.toarray()                                          # CSR rows
     y_hat, z_hat = model.loss_augmented_inference(X, y, w)
@@ -94,7 +94,7 @@ def test_potts_argmax_valid_and_no_less_coherent_than_touching(n, P, share, seed
 @pytest.mark.parametrize("seed", range(3))
 def test_gmm_with_the_potts_bias_obeys_algorithm_1(seed):
     data = toy_scenes(n_per_class=6, n_pairs=3, grid=(4, 4), random_state=seed)
-    h0 = initial_parts(data["X"], 6, (4, 4), "kmeans", lam=0.5, random_state=seed)
+    h0 = initial_parts(data["X"], 6, (4, 4), "kmeans", weight=0.5, random_state=seed)
     est = LatentSSVM(RBoWModel(6, 3, (4, 4)), C=1000.0, tol=1e-2, bound="biased", eta=0.1,
                      bias=potts_coherence((4, 4)), max_iter=30, random_state=seed)
     est.fit(data["X"], data["y"], h0=h0)
@@ -113,8 +113,8 @@ def test_first_bound_from_random_parts_is_flat_with_shared_filters_only(seed):
     h = initial_parts(data["X"], 6, (4, 4), "random", random_state=seed)
     minimum = {}
     for filters in ("shared", "class"):
-        bound = RBoWModel(6, 3, (4, 4), filters=filters).bound(data["X"], data["y"], h)
-        res = make_solver("auto", tol=1e-3).solve(bound, 1e-3, rng=np.random.default_rng(0))
+        bound = RBoWModel(6, 3, (4, 4), filters=filters).oracle(data["X"], data["y"], h)
+        res = make_solver("auto", tol=1e-3).solve(bound, 1e-3, random_state=np.random.default_rng(0))
         assert res.converged
         minimum[filters] = (res.primal - res.gap, res.primal)
     assert minimum["shared"][0] > 1 - 1e-6
@@ -128,8 +128,8 @@ def test_bad_input_names_the_value():
         RBoWModel(2, 3, (2, 2), filters="per-class")
     with pytest.raises(ValueError, match=r"filters=None must be one of"):
         RBoWModel(2, 3, (2, 2), filters=None)
-    with pytest.raises(ValueError, match=r"lam=-1 must be a finite number >= 0"):
-        initial_parts(np.zeros((2, 4, 3)), 2, (2, 2), lam=-1)
+    with pytest.raises(ValueError, match=r"weight=-1 must be a finite number >= 0"):
+        initial_parts(np.zeros((2, 4, 3)), 2, (2, 2), weight=-1)
     with pytest.raises(ValueError, match=r"X has 5 regions per image but grid=\(2, 2\)"):
         LatentSSVM(RBoWModel(2, 2, (2, 2))).fit(np.zeros((2, 5, 3)), np.array([0, 1]))
     with pytest.raises(ValueError, match=r"weight=-1.0 must be a finite number >= 0"):
@@ -167,7 +167,7 @@ def test_a_fit_left_at_zero_is_retried_tighter_or_says_whether_the_solver_could_
     the first solve is repeated at tighter tolerances and the fit learns; without the retries, the warning names the
     certificate's allowance and tol."""
     import warnings
-    import latent_mm.lssvm as lssvm
+    import latent_mm.lssvm.estimator as lssvm
     grid = (6, 6)
     data = toy_scenes(12, n_pairs=3, grid=grid, separation=1.5, n_nuisance=3, nuisance=3.0, context=True,
                       random_state=0)
@@ -192,7 +192,7 @@ def test_a_fit_left_at_zero_is_retried_tighter_or_says_whether_the_solver_could_
     monkeypatch.setattr(lssvm, "MAX_TIGHTEN", 0)
     est, messages = fit()
     assert not np.any(est.coef_) and len(messages) == 1 and est.tightened_ == []
-    gap = est.problem_.run.first.gap
+    gap = est.run_.first.gap
     assert gap > 0 and f"its certificate allows {gap:.2g} (tol=0.01)" in messages[0]
 
 
@@ -202,7 +202,7 @@ def test_rbow_bound_oracle_sum_equals_the_per_image_oracle(filters):
     rng = np.random.default_rng(0)
     model = RBoWModel(4, 3, (3, 4), filters=filters)
     X, y = rng.normal(size=(15, 12, 5)), rng.integers(0, 3, 15)
-    bound = model.bound(X, y, rng.integers(0, 4, (15, 12)))
+    bound = model.oracle(X, y, rng.integers(0, 4, (15, 12)))
     w, s = rng.normal(size=model.size_joint_feature(X)), rng.uniform(0.5, 2.0, 15)
     phi, loss = bound.loss_augmented_sum(w, s)
     outs = [bound.loss_augmented(w, i) for i in range(15)]

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from latent_mm.group_norm import LatentStateBlocks, block_groups, toy_states
+from latent_mm.lssvm.group_norm import LatentStateBlocks, block_groups, toy_states
 from latent_mm.lssvm import LatentMulticlass, toy_localization
-from latent_mm.rbow import RBoWModel
+from latent_mm.scene import RBoWModel
 from latent_mm.solvers import (BCFW, SDM, SOLVERS, AutoSolver, BoundSolver, CuttingPlane, EnumeratedSSVM, GroupL2, L2,
                                Oracle, Regularizer, SDMState, SolverRun, Subgradient, bcfw, bcfw_then_cutting_plane,
                                cutting_plane, make_solver,
@@ -65,9 +65,9 @@ def test_every_solver_agrees_with_cvxpy(name, reg_name, weighted, seed, lam):
     solver = make_solver(name, tol=1e-4, max_passes=5000)
     if reg_name == "group, ridge 0" and name != "subgradient":
         with pytest.raises(ValueError, match=r"ridge=0.0: \w+ needs ridge > 0"):
-            solver.solve(problem, lam, reg, s, rng=np.random.default_rng(seed))
+            solver.solve(problem, lam, reg, s, random_state=np.random.default_rng(seed))
         return
-    res = solver.solve(problem, lam, reg, s, rng=np.random.default_rng(seed))
+    res = solver.solve(problem, lam, reg, s, random_state=np.random.default_rng(seed))
     assert P_ref * (1 - 1e-6) <= res.primal
     np.testing.assert_allclose(primal_objective(problem, res.w, lam, s, reg), res.primal, rtol=1e-12)
     if name == "subgradient":
@@ -86,7 +86,7 @@ def test_cutting_plane_auto_and_sdm_agree_with_cvxpy_at_large_C(C, seed):
     s = np.random.default_rng(seed).uniform(0.5, 2, problem.n_samples)
     P_ref = primal_objective(problem, solve_cvxpy(problem, 1 / C, sample_weight=s), 1 / C, s)
     for name in ("cutting-plane", "auto", "sdm"):
-        res = make_solver(name, tol=1e-6).solve(problem, 1 / C, sample_weight=s, rng=np.random.default_rng(0))
+        res = make_solver(name, tol=1e-6).solve(problem, 1 / C, sample_weight=s, random_state=np.random.default_rng(0))
         assert res.converged and res.gap <= 1e-6 * res.primal
         assert res.dual <= P_ref + 1e-7 * P_ref                 # the certificate is a true lower bound
         assert abs(res.primal - P_ref) <= 1e-5 * P_ref
@@ -128,7 +128,7 @@ def test_uncertified_solve_warns_and_the_object_does_not():
     assert not res.converged
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        again = AutoSolver(tol=1e-9, max_passes=3).solve(problem, 1e-6, rng=np.random.default_rng(0))
+        again = AutoSolver(tol=1e-9, max_passes=3).solve(problem, 1e-6, random_state=np.random.default_rng(0))
     assert not again.converged
 
 
@@ -159,15 +159,15 @@ def test_warm_started_cutting_plane_adds_no_duplicate_cut():
 def test_auto_takes_the_dual_method_for_the_elastic_form():
     "'auto' is the sequential dual method for L2 and a group norm with a ridge; the earlier rule keeps BCFW for the group norm."
     problem = random_ssvm(n=40, n_outputs=5, n_features=6, random_state=0)
-    plain = AutoSolver(tol=1e-4, max_passes=200).solve(problem, 1e-3, rng=np.random.default_rng(0))
+    plain = AutoSolver(tol=1e-4, max_passes=200).solve(problem, 1e-3, random_state=np.random.default_rng(0))
     D = len(plain.w)
     R = GroupL2([np.arange(D // 2), np.arange(D // 2, D)], 0.1)
-    grouped = AutoSolver(tol=1e-4, max_passes=200).solve(problem, 1e-3, R, rng=np.random.default_rng(0))
+    grouped = AutoSolver(tol=1e-4, max_passes=200).solve(problem, 1e-3, R, random_state=np.random.default_rng(0))
     assert plain.solver == "sdm" and grouped.solver == "sdm" and plain.converged and grouped.converged
     earlier = make_solver("bcfw+cutting-plane", tol=1e-4, max_passes=200)
-    assert earlier.solve(problem, 1e-3, rng=np.random.default_rng(0)).solver == "bcfw+cutting-plane"
+    assert earlier.solve(problem, 1e-3, random_state=np.random.default_rng(0)).solver == "bcfw+cutting-plane"
     # the cutting-plane method would solve every restricted dual of a group norm with cvxpy: BCFW alone
-    assert earlier.solve(problem, 1e-3, R, rng=np.random.default_rng(0)).solver == "bcfw"
+    assert earlier.solve(problem, 1e-3, R, random_state=np.random.default_rng(0)).solver == "bcfw"
 
 
 class Listed(Oracle):
@@ -251,8 +251,8 @@ def test_subgradient_steps_are_algorithm_1(C, ridge):
     w_ref, steps = algorithm_1(problem, C, groups, mu, ridge, s, w0, 1e-7, 3000)
     res = Subgradient(tol=1e-7, max_passes=3000).solve(problem, 1 / C, GroupL2(groups, mu, ridge), s, w_prev=w0)
     assert res.n_passes == steps and np.array_equal(res.w, w_ref)
-    direct = subgradient_descent(problem, 1 / C, regularizer=GroupL2(groups, mu, ridge), sample_weight=s, w0=w0,
-                                 tol=1e-7, max_steps=3000)
+    direct = subgradient_descent(problem, 1 / C, regularizer=GroupL2(groups, mu, ridge), sample_weight=s, w_prev=w0,
+                                 tol=1e-7, max_passes=3000)
     assert np.array_equal(direct.w, w_ref)
 
 
@@ -261,13 +261,13 @@ def test_solver_run_carries_the_warm_state(name):
     "A run's second bound (five latent values moved) starts from the first's state: fewer passes than from cold."
     problem = random_ssvm(n=40, n_outputs=6, n_features=5, random_state=1)
     problem.Delta[:, 1] = 0.0                                  # outputs 0 and 1: the right label, two latent values
-    run = SolverRun(make_solver(name, tol=1e-4, max_passes=5000), rng=0)
+    run = SolverRun(make_solver(name, tol=1e-4, max_passes=5000), random_state=0)
     assert run.first is None and run.last is None and run.warm is None and run.n_solves == 0
     one = run.solve(problem, 0.01)
     moved = EnumeratedSSVM(problem.Phi, problem.Delta, problem.truth.copy())
     moved.truth[:5] = 1
     two = run.solve(moved, 0.01, w_prev=one.w)
-    cold = make_solver(name, tol=1e-4, max_passes=5000).solve(moved, 0.01, rng=np.random.default_rng(0))
+    cold = make_solver(name, tol=1e-4, max_passes=5000).solve(moved, 0.01, random_state=np.random.default_rng(0))
     assert two.converged and two.n_passes < cold.n_passes
     assert abs(two.primal - cold.primal) <= 1e-4 * cold.primal
     assert run.first is one and run.last is two and run.warm is two.state and run.n_solves == 2
@@ -276,9 +276,9 @@ def test_solver_run_carries_the_warm_state(name):
 
 def test_solver_run_logs_uncertified_solves():
     problem = toy_bound(0)
-    run = SolverRun("bcfw", rng=np.random.default_rng(0))
+    run = SolverRun("bcfw", random_state=np.random.default_rng(0))
     assert isinstance(run.solver, BCFW) and run.solver.max_passes == 200
-    run = SolverRun(BCFW(tol=1e-9, max_passes=3), rng=0)
+    run = SolverRun(BCFW(tol=1e-9, max_passes=3), random_state=0)
     results = [run.solve(problem, lam) for lam in (1e-3, 1e-4)]
     assert run.unconverged == [(3, r.gap / r.primal) for r in results] and run.n_solves == 2
     assert run.first is results[0] and run.last is results[1]
@@ -290,10 +290,10 @@ def test_solver_run_logs_uncertified_solves():
 
 def test_solver_defaults_are_the_functions():
     "Each solver's default tol and budget are those of the function it calls; make_solver passes only what is given."
-    budgets = {"bcfw": (bcfw, "max_passes"), "cutting-plane": (cutting_plane, "max_iter"),
+    budgets = {"bcfw": (bcfw, "max_passes"), "cutting-plane": (cutting_plane, "max_passes"),
                "auto": (solve_ssvm, "max_passes"), "sdm": (sdm, "max_passes"),
                "bcfw+cutting-plane": (bcfw_then_cutting_plane, "max_passes"),
-               "subgradient": (subgradient_descent, "max_steps")}
+               "subgradient": (subgradient_descent, "max_passes")}
     assert set(budgets) == set(SOLVERS)
     for name, (func, budget) in budgets.items():
         params = inspect.signature(func).parameters
@@ -310,7 +310,9 @@ def test_make_solver_errors():
         with pytest.raises(ValueError, match=re.escape(f"solver={bad!r} {rule}")):
             make_solver(bad)
     custom = CuttingPlane(inactive=5)
-    assert make_solver(custom, tol=1e-2) is custom                 # an object keeps its own settings
+    assert make_solver(custom) is custom                           # an object keeps its own settings
+    with pytest.raises(ValueError, match="tol given with the solver object"):
+        make_solver(custom, tol=1e-2)
     for kw, message in [(dict(tol=-1.0), "tol=-1.0 must be a finite number >= 0"),
                         (dict(tol=np.nan), "tol=nan must be"), (dict(tol=True), "tol=True must be"),
                         (dict(max_passes=0), "max_passes=0 must be an integer >= 1"),
@@ -392,13 +394,13 @@ def test_sdm_keeps_a_better_previous_point_and_is_reproducible():
     res = sdm(problem, 0.1, tol=1e-2, w_prev=best, random_state=0)
     assert np.array_equal(res.w, best) or res.primal < primal_objective(problem, best, 0.1)
     assert res.primal == pytest.approx(primal_objective(problem, res.w, 0.1), rel=1e-12)
-    again = [SDM(tol=1e-6).solve(problem, 1e-3, rng=np.random.default_rng(5)).w for _ in range(2)]
+    again = [SDM(tol=1e-6).solve(problem, 1e-3, random_state=np.random.default_rng(5)).w for _ in range(2)]
     assert np.array_equal(*again)
 
 
 def test_sdm_working_sets_grow_past_their_capacity():
     X, y, h = toy_localization(n=30, n_latent=12, random_state=3)
-    bound = LatentMulticlass(n_classes=3).bound(X, y, h)
+    bound = LatentMulticlass(n_classes=3).oracle(X, y, h)
     res = sdm(bound, 1e-3, tol=1e-4, capacity=2, random_state=0)
     P_ref = primal_objective(bound, solve_cvxpy(bound, 1e-3), 1e-3)
     certified(res, P_ref, 1e-4)
@@ -407,19 +409,19 @@ def test_sdm_working_sets_grow_past_their_capacity():
 
 def _multiclass():
     X, y, h = toy_localization(n=40, n_latent=4, random_state=1)
-    return LatentMulticlass(n_classes=3).bound(X, y, h), None
+    return LatentMulticlass(n_classes=3).oracle(X, y, h), None
 
 
 def _state_blocks():
     X, y, h = toy_states(n=40, n_latent=3, d=4, random_state=0)
-    bound = LatentStateBlocks(n_classes=3, null_class=0).bound(X, y % 3, h)
+    bound = LatentStateBlocks(n_classes=3, null_class=0).oracle(X, y % 3, h)
     return bound, GroupL2(block_groups(bound.n_features // 4, 4), mu=0.2)
 
 
 def _scenes(filters="shared"):
     rng = np.random.default_rng(0)
     X, y, z = rng.normal(size=(12, 3, 2)), np.arange(12) % 2, rng.integers(0, 2, (12, 3))
-    return RBoWModel(n_parts=2, n_classes=2, grid=(1, 3), filters=filters).bound(X, y, z), None
+    return RBoWModel(n_parts=2, n_classes=2, grid=(1, 3), filters=filters).oracle(X, y, z), None
 
 
 def _scenes_class():
@@ -447,7 +449,7 @@ def test_certified_solvers_on_the_scene_bound_agree_with_cvxpy(name, filters):
     solver reaches cvxpy's optimum within its certificate at tol 1e-4."""
     bound, _ = _scenes(filters)
     P_ref = primal_objective(bound, solve_cvxpy(bound, 0.05), 0.05)
-    res = make_solver(name, tol=1e-4, max_passes=5000).solve(bound, 0.05, rng=np.random.default_rng(0))
+    res = make_solver(name, tol=1e-4, max_passes=5000).solve(bound, 0.05, random_state=np.random.default_rng(0))
     certified(res, P_ref, 1e-4)
 
 
@@ -457,11 +459,11 @@ def test_sdm_warm_starts_across_latent_values_and_weights():
     as it was."""
     X, y, _ = toy_localization(n=60, n_latent=6, random_state=2)
     model = LatentMulticlass(n_classes=3)
-    first = sdm(model.bound(X, y, np.zeros(60, int)), 1e-2, tol=1e-4, random_state=0)
+    first = sdm(model.oracle(X, y, np.zeros(60, int)), 1e-2, tol=1e-4, random_state=0)
     kept = first.state.copy()
     z = model.latent(X, y, first.w)
     assert (z != 0).sum() > 20
-    second = model.bound(X, y, z)
+    second = model.oracle(X, y, z)
     cold = sdm(second, 1e-2, tol=1e-4, random_state=0)
     warm = sdm(second, 1e-2, tol=1e-4, warm=first.state, w_prev=first.w, random_state=0)
     assert isinstance(warm.state, SDMState) and warm.n_passes < cold.n_passes

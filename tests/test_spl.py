@@ -8,11 +8,11 @@ import pytest
 from scipy.optimize import nnls
 from sklearn.base import clone
 
-from latent_mm.criteria import (Entropy, least_distance, nnls_gram, novelty, novelty_constraints, novelty_cvxpy,
-                                slack)
 from latent_mm.lssvm import LatentBinary, LatentMulticlass, LatentSSVM, LatentSSVMProblem, toy_localization
-from latent_mm.runner import read_csv
-from latent_mm.spl import SelfPacedSSVM, initial_threshold, select_easy
+from latent_mm.lssvm.criteria import (Entropy, least_distance, nnls_gram, novelty, novelty_constraints, novelty_cvxpy,
+                                      slack)
+from latent_mm.lssvm.spl import SelfPacedSSVM, initial_threshold, select_easy
+from latent_mm.report import read_csv
 
 
 def _problem(model, seed, n=12, H=4, d=3):
@@ -101,7 +101,7 @@ def test_estimator_contract_and_history(toy):
 
 def test_everyone_selected_is_cccp(toy):
     X, y, h0 = toy
-    spl = SelfPacedSSVM(LatentMulticlass(), C=5.0, K0=1e-9, eps=1e-9, tol=1e-6, max_passes=2000,
+    spl = SelfPacedSSVM(LatentMulticlass(), C=5.0, K0=1e-9, min_decrease=1e-9, tol=1e-6, max_passes=2000,
                         random_state=0).fit(X, y, h0=h0)
     cccp = LatentSSVM(LatentMulticlass(), C=5.0, eps=1e-9, tol=1e-6, max_passes=2000, random_state=0).fit(X, y, h0=h0)
     assert spl.history_["selected"].all()
@@ -110,8 +110,8 @@ def test_everyone_selected_is_cccp(toy):
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(mu=1.0), "'mu' parameter of SelfPacedSSVM must be a float in the range \\(1.0, inf\\)"),
-    (dict(mu=0.5), "'mu' parameter of SelfPacedSSVM"),
+    (dict(anneal=1.0), "'anneal' parameter of SelfPacedSSVM must be a float in the range \\(1.0, inf\\)"),
+    (dict(anneal=0.5), "'anneal' parameter of SelfPacedSSVM"),
     (dict(K0=0.0), "'K0' parameter of SelfPacedSSVM must be a float in the range \\(0.0, inf\\) or None"),
     (dict(K0=-1), "'K0' parameter of SelfPacedSSVM"),
     (dict(criterion="margin"), "'criterion' parameter of SelfPacedSSVM must be a str among"),

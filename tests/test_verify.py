@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from latent_mm.cli import experiments, main
-from latent_mm.runner import code_fingerprint, load_results, registered_trial, sample_trials
+from latent_mm.sweeps import code_fingerprint, load_results, registered_trial, sample_trials
 
 RESULTS = Path(__file__).resolve().parents[1] / "nbs" / "experiments" / "results"
 FILES = sorted(RESULTS.glob("*.jsonl"))

@@ -12,11 +12,11 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import average_precision_score
 
-from ..group_norm import GroupNormSSVM
+from ..lssvm.group_norm import GroupNormSSVM
 from ..kmeans import GMMKMeans
-from ..runner import (NON_NEGATIVE, at_least, experiment, option_rule, read_csv, record_call, register_trial, run_trials,
-                              write_csv)
-from ..theory import format_table
+from ..sweeps import NON_NEGATIVE, at_least, experiment, option_rule, record_call, register_trial, run_trials
+from ..report import read_csv, write_csv
+from ..report import format_table
 
 # %% auto #0
 __all__ = ['TRUE_COMPONENTS', 'N_COMPONENTS', 'LAMS', 'PAPER_TABLE3', 'PAPER_TABLE4', 'PAPER_COMPONENTS', 'PAPER_WINS', 'SOLVER',

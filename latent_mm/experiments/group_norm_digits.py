@@ -13,10 +13,10 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets import load_rotated_digits
-from ..group_norm import GroupNormSSVM
-from ..runner import (NON_NEGATIVE, at_least, experiment, read_csv, record_call, register_trial, run_trials,
-                              write_csv)
-from ..theory import format_table
+from ..lssvm.group_norm import GroupNormSSVM
+from ..sweeps import NON_NEGATIVE, at_least, experiment, record_call, register_trial, run_trials
+from ..report import read_csv, write_csv
+from ..report import format_table
 
 # %% auto #0
 __all__ = ['PAIRS', 'GRAYSCALE', 'N_KEPT', 'PAPER_SELECTED', 'PAPER_TABLE1', 'PAPER_TABLE2', 'SOLVER', 'uniform_angles',

@@ -16,9 +16,10 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets import load_cloud, load_d31, load_norm25, make_gmm200
 from ..kmeans import GMMKMeans, init_centers, init_partition
-from ..runner import record_call, register_trial, sample_std, read_csv, run_trials, write_csv
+from ..sweeps import record_call, register_trial, run_trials
+from ..report import sample_std, read_csv, write_csv
 from ..selection import N_SWEEPS, random_walk
-from ..theory import format_table
+from ..report import format_table
 
 # %% auto #0
 __all__ = ['DATASETS', 'TABLE1_INITS', 'PAPER_TABLE1', 'PAPER_TABLE4', 'MIXING_LENGTHS', 'load_dataset', 'trial_seed',
@@ -247,7 +248,7 @@ def explore(dataset="d31", init="random-partition", eta=0.02, trial=0):
     return km, gm
 
 # %% ../../nbs/experiments/01_kmeans_table1.ipynb #0d7d1fe7
-from ..runner import FRACTION, N_JOBS, at_least, experiment
+from ..sweeps import FRACTION, N_JOBS, at_least, experiment
 
 def plot_table1(summary, path=None):
     "Mean (bar) and best (dot) per data set, init and method; the paper's mean (black tick) and best (star)."

@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..bias import multifold_mil
+from ..lssvm.bias import multifold_mil
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import record_call, register_trial, sample_std, write_csv
+from ..sweeps import record_call, register_trial
+from ..report import sample_std, write_csv
 
 # %% auto #0
 __all__ = ['METHODS', 'SOLVER', 'INITS', 'FULL', 'CI', 'SENSITIVITY', 'make_localization', 'initial_latents', 'standardise',
@@ -137,7 +138,7 @@ def localization_trial(method, init, fold, *, n_per_class=40, n_cv=5, n_folds_bi
     corner = data["corners"][est.latent_] / data["canvas"]
     return dict(objective=est.objective_, test_error=1.0 - est.score(X_test, y[test]), changed=float(np.mean(moved)),
                 found=float(np.mean(est.latent_ == data["h"][train])), n_iter=est.n_iter_,
-                converged=bool(est.converged_), uncertified=len(est.problem_.run.unconverged),
+                converged=bool(est.converged_), uncertified=len(est.run_.unconverged),
                 invariants_ok=bool(invariants_ok), violation=violation,
                 jumps=np.bincount(window_jumps(h0[moved], est.latent_[moved], grid), minlength=grid).tolist(),
                 final_row=corner[:, 0].round(4).tolist(), final_col=corner[:, 1].round(4).tolist())
@@ -175,8 +176,8 @@ def summarize(rows, keys=("method", "init")) -> list[dict]:
 
 def run_table2(n_per_class=40, n_random=300, seed=0, n_cv=5, tol=1e-4, eps=1e-3, folds=None, results=None,
                n_jobs=1, progress=False) -> list[dict]:
-    "Run (or resume from `results`, a JSON-lines file) the trials of Table 2 through `latent_mm.runner`."
-    from latent_mm.runner import run_trials
+    "Run (or resume from `results`, a JSON-lines file) the trials of Table 2 through `latent_mm.sweeps`."
+    from latent_mm.sweeps import run_trials
     return run_trials(localization_trial, table2_configs(n_per_class, n_random, seed, n_cv, tol, eps, folds),
                       results=results, n_jobs=n_jobs, progress=progress, desc="Table 2")
 
@@ -202,7 +203,7 @@ def plot_figure3(rows, init="top-left", axes=None):
     return axes
 
 # %% ../../nbs/experiments/02_lssvm_localization.ipynb #f3f3cdf0
-from ..runner import N_JOBS, FRACTION, at_least, experiment
+from ..sweeps import N_JOBS, FRACTION, at_least, experiment
 
 FULL = dict(n_per_class=20, n_random=100, tol=1e-4, eps=1e-3)   # the committed full-size run: 96 training images per fold
 CI = dict(n_per_class=12, n_random=100, folds=(0, 1))           # what the tests run: 2 of the 5 folds
@@ -222,7 +223,7 @@ def reproduce(out: str = "latent_mm_results/lssvm", n_per_class: int = 20, n_ran
     """Table 2 and Figure 3 of G-MM on the localization stand-in: print the table, write `table2.csv`,
     `trials.jsonl` (resumable) and `figure3.png` to `out`."""
     import matplotlib.pyplot as plt
-    from latent_mm.theory import format_table
+    from latent_mm.report import format_table
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = run_table2(n_per_class=n_per_class, n_random=n_random, seed=seed, tol=tol, eps=eps,
@@ -251,8 +252,8 @@ def first_bound(init, fold, *, n_per_class=20, n_random=100, n_cv=5, C=2.5, tol=
     d = fold_data(init, fold, n_per_class, n_random, n_cv, seed)
     y = d["data"]["y"][d["train"]]
     model = LatentMulticlass(int(d["data"]["y"].max()) + 1)
-    res = make_solver(SOLVER, tol=tol, max_passes=max_passes).solve(model.bound(d["X_train"], y, d["h0"]), 1.0 / C,
-                                                                    rng=np.random.default_rng(0))
+    res = make_solver(SOLVER, tol=tol, max_passes=max_passes).solve(model.oracle(d["X_train"], y, d["h0"]), 1.0 / C,
+                                                                    random_state=np.random.default_rng(0))
     return dict(primal=res.primal, dual=float(res.primal - res.gap), w_norm=float(np.linalg.norm(res.w)),
                 certified=bool(res.converged), passes=int(res.n_passes), features=int(d["X_train"].shape[2]),
                 objective=LatentSSVMProblem(model, d["X_train"], y, C).objective(res.w))

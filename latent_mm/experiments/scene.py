@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 
 from ..lssvm import LatentSSVM
-from ..rbow import RBoWModel, initial_parts, potts_coherence, potts_energy, toy_scenes
-from ..runner import (N_JOBS, OptionError, at_least, experiment, option_rule, record_call, register_trial, run_trials,
-                              sample_std, write_csv)
+from ..scene import RBoWModel, initial_parts, potts_coherence, potts_energy, toy_scenes
+from ..sweeps import (N_JOBS, OptionError, at_least, experiment, option_rule, record_call, register_trial, run_trials)
+from ..report import sample_std, write_csv
 from ..solvers import make_solver
 
 # %% auto #0
@@ -78,7 +78,7 @@ def scene_trial(method, init, lam=0.0, seed=0, run=0, *, grid=(10, 10), n_pairs=
     return dict(accuracy=est.score(X[~train], y[~train]), train_accuracy=est.score(X[train], y[train]),
                 objective=est.objective_, n_iter=est.n_iter_, converged=bool(est.converged_),
                 invariants_ok=invariants_ok, violation=violation, ended=bool(est.result_.converged),
-                uncertified=len(est.problem_.run.unconverged),
+                uncertified=len(est.run_.unconverged),
                 w_norm=float(np.linalg.norm(est.coef_)), first_gap=float(est.trace_.gap[0]),
                 energy0=float(potts_energy(h0, grid).mean()), energy=float(potts_energy(z, grid).mean()),
                 changed=float(np.mean(z != h0)), purity=float(np.mean(to_true[z] == true)),
@@ -136,7 +136,7 @@ def summarize(rows) -> list[dict]:
 
 def run_table3(seeds=5, runs=5, lambdas=LAMBDAS, results=None, n_jobs=1, progress=False, prototype_seeds=None,
                walk_seeds=None, **size) -> list[dict]:
-    "Run (or resume from `results`, a JSON-lines file) every trial of Table 3 through `latent_mm.runner`."
+    "Run (or resume from `results`, a JSON-lines file) every trial of Table 3 through `latent_mm.sweeps`."
     configs = table3_configs(seeds, runs, lambdas, prototype_seeds=prototype_seeds, walk_seeds=walk_seeds, **size)
     rows = run_trials(scene_trial, configs, results=results, n_jobs=n_jobs, progress=progress, desc="Table 3")
     return rows
@@ -218,7 +218,7 @@ def reproduce(out: str = "latent_mm_results/scene", grid: list = [10, 10], n_tra
     scene stand-in under one reading of the model (`filters`, with its protocol in `READINGS`): print the tables,
     write `table3.csv`, `trials.jsonl` (resumable) and `part_maps.png` to `out`."""
     import matplotlib.pyplot as plt
-    from latent_mm.theory import format_table
+    from latent_mm.report import format_table
     if len(grid) != 2:
         raise OptionError(f"grid={grid!r} must be two integers: rows cols")
     out = Path(out)
@@ -252,8 +252,8 @@ def first_bound(init, lam=0.0, seed=0, *, C=1000.0, tol=1e-2, max_passes=3000, g
     X, y = data["X"][train], data["y"][train]
     h0 = initial_parts(X, n_parts, grid, init, lam, random_state=seed)
     model = RBoWModel(n_parts, len(data["classes"]), grid, filters=filters)
-    res = make_solver(solver, tol=tol, max_passes=max_passes).solve(model.bound(X, y, h0), 1.0 / C,
-                                                                    rng=np.random.default_rng(0))
+    res = make_solver(solver, tol=tol, max_passes=max_passes).solve(model.oracle(X, y, h0), 1.0 / C,
+                                                                    random_state=np.random.default_rng(0))
     F = LatentSSVMProblem(model, X, y, C).objective(res.w)
     return dict(primal=res.primal, dual=float(res.primal - res.gap), w_norm=float(np.linalg.norm(res.w)),
                 certified=bool(res.converged), passes=res.n_passes, objective=float(F))

@@ -12,8 +12,9 @@ import numpy as np
 
 from ..datasets import load_rotated_digits
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import POSITIVE, experiment, option_rule, record_call, register_trial, write_csv
-from ..spl import SelfPacedSSVM
+from ..sweeps import POSITIVE, experiment, option_rule, record_call, register_trial
+from ..report import write_csv
+from ..lssvm.spl import SelfPacedSSVM
 
 # %% auto #0
 __all__ = ['PAIRS', 'METHODS', 'PAPER_CS', 'PAPER_OBJECTIVE', 'PAPER_GAIN', 'PAPER_BEST', 'PAPER_MINUTES', 'SOLVER', 'FULL', 'CI',
@@ -43,7 +44,9 @@ def digits_trial(method, pair, C, *, eps=1e-3, tol=1e-4, max_passes=300, max_ite
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")                           # convergence is recorded in the result
         if method == "SPL":
-            est = SelfPacedSSVM(LatentMulticlass(), **kw).fit(X_train, data.y_train, h0=h0)
+            spl = {k: v for k, v in kw.items() if k not in ("eps", "max_iter")}
+            est = SelfPacedSSVM(LatentMulticlass(), min_decrease=eps / C, max_stages=max_iter, **spl).fit(
+                X_train, data.y_train, h0=h0)
         elif method == "CCCP":
             est = LatentSSVM(LatentMulticlass(), **kw).fit(X_train, data.y_train, h0=h0)
         else:
@@ -52,7 +55,7 @@ def digits_trial(method, pair, C, *, eps=1e-3, tol=1e-4, max_passes=300, max_ite
     seconds = time.perf_counter() - start
     return dict(objective=est.objective_, train_error=1.0 - est.score(X_train, data.y_train),
                 test_error=1.0 - est.score(X_test, data.y_test), seconds=seconds, n_iter=int(est.n_iter_),
-                converged=bool(est.converged_), uncertified=len(est.problem_.run.unconverged),
+                converged=bool(est.converged_), uncertified=len(est.run_.unconverged),
                 angle_found=float(np.mean(est.latent_ == data.true_angle_train)) if method != "no latent" else np.nan)
 
 # %% ../../nbs/experiments/04_spl_digits.ipynb #254866c5
@@ -61,8 +64,8 @@ def figure3_configs(pairs=PAIRS, Cs=PAPER_CS, methods=METHODS) -> list[dict]:
     return [dict(method=m, pair=list(p), C=float(C)) for p in pairs for C in Cs for m in methods]
 
 def run_figure3(configs, results=None, n_jobs=1, progress=False) -> list[dict]:
-    "Run (or resume from `results`, a JSON-lines file) the trials through `latent_mm.runner.run_trials`."
-    from latent_mm.runner import run_trials
+    "Run (or resume from `results`, a JSON-lines file) the trials through `latent_mm.sweeps.run_trials`."
+    from latent_mm.sweeps import run_trials
     return run_trials(digits_trial, configs, results=results, n_jobs=n_jobs, progress=progress, desc="Figure 3")
 
 def summarize(rows, eps=1e-3) -> list[dict]:
@@ -123,7 +126,7 @@ def reproduce(out: str = "latent_mm_results/spl_digits", pairs: tuple = ("1-7", 
     """SPL Figure 3 on the rotated-digits stand-in (`pairs` as "a-b", `Cs` the C values): print the table, write
     `spl_digits_figure3.csv`, `trials.jsonl` (resumable) and `figure3.png` to `out`."""
     import matplotlib.pyplot as plt
-    from latent_mm.theory import format_table
+    from latent_mm.report import format_table
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     pairs = [tuple(int(k) for k in str(p).split("-")) for p in pairs]

@@ -12,8 +12,9 @@ import numpy as np
 
 from .localization import initial_latents, make_localization
 from ..lssvm import LatentMulticlass, LatentSSVM
-from ..runner import FRACTION, at_least, experiment, record_call, register_trial, sample_std, write_csv
-from ..spl import SelfPacedSSVM
+from ..sweeps import FRACTION, at_least, experiment, record_call, register_trial
+from ..report import sample_std, write_csv
+from ..lssvm.spl import SelfPacedSSVM
 
 # %% auto #0
 __all__ = ['METHODS', 'SOLVER', 'FULL', 'CI', 'TOLERANCES', 'spl_localization_trial', 'table2_configs', 'run_table2', 'summarize',
@@ -34,9 +35,12 @@ def spl_localization_trial(method, fold, *, n_per_class=20, n_random=100, C=10.0
     X, y = data["X"], data["y"]
     train, test = list(StratifiedKFold(n_cv, shuffle=True, random_state=seed).split(X[:, 0, 0], y))[fold]
     h0 = initial_latents("random", len(X), data["grid"], random_state=seed + 1)[train]
-    cls = SelfPacedSSVM if method == "SPL" else LatentSSVM
-    est = cls(LatentMulticlass(), C=C, eps=eps / C, tol=tol, max_iter=max_iter, solver=SOLVER,
-              random_state=seed + fold)
+    if method == "SPL":
+        est = SelfPacedSSVM(LatentMulticlass(), C=C, min_decrease=eps / C, tol=tol, max_stages=max_iter,
+                            solver=SOLVER, random_state=seed + fold)
+    else:
+        est = LatentSSVM(LatentMulticlass(), C=C, eps=eps / C, tol=tol, max_iter=max_iter, solver=SOLVER,
+                         random_state=seed + fold)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")                    # convergence is recorded in the result
@@ -53,8 +57,8 @@ def table2_configs(n_per_class=20, n_random=100, n_cv=5, tol=1e-4) -> list[dict]
             for f in range(n_cv) for m in METHODS]
 
 def run_table2(configs, results=None, n_jobs=1, progress=False) -> list[dict]:
-    "Run (or resume from `results`) the trials through `latent_mm.runner.run_trials`."
-    from latent_mm.runner import run_trials
+    "Run (or resume from `results`) the trials through `latent_mm.sweeps.run_trials`."
+    from latent_mm.sweeps import run_trials
     return run_trials(spl_localization_trial, configs, results=results, n_jobs=n_jobs, progress=progress,
                       desc="Table 2")
 
@@ -81,7 +85,7 @@ def reproduce(out: str = "latent_mm_results/spl_localization", n_per_class: int 
               tol: float = 1e-4, n_jobs: int = 2) -> list[dict]:
     """SPL Table 2 on the localization stand-in: print the table, write `spl_localization_table2.csv` and
     `trials.jsonl` (resumable) to `out`."""
-    from latent_mm.theory import format_table
+    from latent_mm.report import format_table
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = run_table2(table2_configs(n_per_class, n_random, tol=tol), results=out / "trials.jsonl", n_jobs=n_jobs,

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..criteria import Entropy
+from ..lssvm.criteria import Entropy
 from ..lssvm import LatentBinary, LatentSSVM
-from ..runner import POSITIVE, at_least, experiment, record_call, register_trial, sample_std, write_csv
-from ..spl import SelfPacedSSVM
+from ..sweeps import POSITIVE, at_least, experiment, record_call, register_trial
+from ..report import sample_std, write_csv
+from ..lssvm.spl import SelfPacedSSVM
 
 # %% auto #0
 __all__ = ['PROTEINS', 'METHODS', 'GMM_SPL', 'SOLVER', 'FULL', 'CI', 'sample_markov', 'make_motif_data', 'motif_features',
@@ -90,7 +91,7 @@ def _estimator(method, C, eps, tol, max_iter, seed):
     if METHODS[method] is None:
         return LatentSSVM(LatentBinary(), C=C, eps=eps, tol=tol, max_iter=max_iter, solver=SOLVER, random_state=seed)
     criterion = Entropy(1.0) if METHODS[method] == "entropy" else METHODS[method]
-    return SelfPacedSSVM(LatentBinary(), C=C, criterion=criterion, eps=eps, tol=tol, max_iter=max_iter,
+    return SelfPacedSSVM(LatentBinary(), C=C, criterion=criterion, min_decrease=eps, tol=tol, max_stages=max_iter,
                          solver=SOLVER, random_state=seed, **(GMM_SPL if method == "G-MM SPL" else {}))
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #2668128f
@@ -146,8 +147,8 @@ def table1_configs(proteins=tuple(PROTEINS), n_folds=5, n_seeds=4, n=400, C=150.
             for p in proteins for f in range(n_folds) for s in range(n_seeds) for m in methods]
 
 def run_table1(configs, results=None, n_jobs=1, progress=False) -> list[dict]:
-    "Run (or resume from `results`, a JSON-lines file) the given runs through `latent_mm.runner.run_trials`."
-    from latent_mm.runner import run_trials
+    "Run (or resume from `results`, a JSON-lines file) the given runs through `latent_mm.sweeps.run_trials`."
+    from latent_mm.sweeps import run_trials
     return run_trials(motif_trial, configs, results=results, n_jobs=n_jobs, progress=progress, desc="Table 1")
 
 def best_seed(rows) -> list[dict]:
@@ -232,7 +233,7 @@ def reproduce(out: str = "latent_mm_results/spl_motif", n: int = 400, C: float =
     """SPL Table 1 and Figure 2 on the motif stand-in (CCCP, SPL with slack, entropy and novelty, G-MM SPL): print
     the tables, write `spl_motif_table1.csv`, `spl_motif_stuck.csv`, `trials.jsonl` (resumable) and `figure2.png`."""
     import matplotlib.pyplot as plt
-    from latent_mm.theory import format_table
+    from latent_mm.report import format_table
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     configs = table1_configs(tuple(PROTEINS), n_folds, n_seeds, n, C)

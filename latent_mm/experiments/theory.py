@@ -10,8 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from ..core import gmm
-from ..runner import at_least, experiment, write_csv
-from ..theory import MinOfQuadratics, SmoothDC, format_table, plot_trace, random_anchor, theory_table
+from ..sweeps import at_least, experiment
+from ..report import write_csv
+from ..theory import MinOfQuadratics, SmoothDC, plot_trace, random_anchor, theory_table
+from ..report import format_table
 
 # %% auto #0
 __all__ = ['reproduce']
