@@ -308,9 +308,12 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         select = self._selector()
         rs = check_random_state(self.random_state)
         self.scale_ = scale = _exact_scale(X)
-        X_scaled = X / scale if scale != 1.0 else X         # seeding too: k-means++'s squared distances stay finite
-        w0, z0 = self._initial_state(X_scaled, rs)
-        w0 = w0 * scale
+        X_scaled = X / scale if scale != 1.0 else X
+        if isinstance(self.init, str):                       # seeding on X_scaled: k-means++'s squared distances stay finite
+            w0, z0 = self._initial_state(X_scaled, rs)
+            w0 = w0 * scale                                  # exact: the scale is a power of two
+        else:                                                # given centres, labels or a callable: in the units of X
+            w0, z0 = self._initial_state(X, rs)
         problem = KMeansProblem(X_scaled)
         variance = float(problem.X.var(axis=0).sum())         # F of a single cluster: the objective's scale
         eps = self.eps * variance if variance > 0 else self.eps

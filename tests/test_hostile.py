@@ -131,3 +131,16 @@ def test_kmeans_plus_plus_seeding_at_extreme_scales_is_the_same_fit(s):
         warnings.simplefilter("ignore", RuntimeWarning)          # the objective itself may leave float64's range
         fit = GMMKMeans(31, random_state=0).fit(X * s)
     assert np.array_equal(fit.labels_, ref.labels_)
+
+
+def test_given_centres_at_an_extreme_scale_keep_their_units():
+    import numpy as np
+    from latent_mm.datasets import load_d31
+    from latent_mm.kmeans import GMMKMeans
+    X, _ = load_d31()
+    centres = X[:31].copy()
+    ref = GMMKMeans(31, init=centres).fit(X)
+    fit = GMMKMeans(31, init=centres * 1e13).fit(X * 1e13)
+    assert fit.scale_ != 1.0
+    np.testing.assert_array_equal(fit.init_centers_, centres * 1e13)
+    assert np.array_equal(fit.labels_, ref.labels_)
