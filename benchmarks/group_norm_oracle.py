@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/group_norm_oracle.py [--repeats 3] [--threads 1]
 
-`LatentStateBlocks.oracle` returns `StateBlocksBound`, the generic `latent_mm.lssvm.FixedLatentBound` with two oracles
+`LatentStateBlocks.oracle` returns `StateBlocksBound`, the class-block `latent_mm.lssvm.ClassBlockBound` with two oracles
 written for the weight blocks: the per-example loss-augmented argmax (BCFW calls it n times per pass) and Algorithm 1's
 hinge-and-subgradient (the subgradient solver calls it once per step). This script measures what each override buys,
 on one (pair, seed) of the rotated-digits experiment (2-7, seed 0: about 250 training images, 11 angles, 10 PCA

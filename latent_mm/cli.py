@@ -157,10 +157,10 @@ def run_verify(args) -> int:
     bad = []
     for path in files:
         try:
-            v = verify_results(path, args.sample, strata=tuple(args.strata), trial=args.trial, rtol=args.rtol, restamp=args.restamp,
-                               n_jobs=args.n_jobs)
-        except (ValueError, TypeError, OSError) as e:
-            print(f"\n{path.name}: not verified: {e}", flush=True)
+            v = verify_results(path, args.sample, strata=tuple(args.strata), trial=args.trial, rtol=args.rtol,
+                               restamp=args.restamp, n_jobs=args.n_jobs)
+        except Exception as e:           # a bad file, or a trial its configuration breaks: the other files go on
+            print(f"\n{path.name}: not verified: {type(e).__name__}: {e}", flush=True)
             bad.append(path.name)
             continue
         differ = sum(r["differ"] > 0 for r in v.rows)

@@ -8,14 +8,21 @@ from latent_mm.cli import main
 from latent_mm.sweeps import registered_trial, verify_results
 
 
+CALLS = {  # a function a record might name, and the configuration that makes it create the marker file
+    "subprocess.run": lambda marker: dict(args=["touch", str(marker)]),
+    "os.system": lambda marker: dict(command=f"touch {marker}"),
+    "latent_mm.report.write_csv": lambda marker: dict(rows=[dict(a=1)], path=str(marker)),
+}
+
+
 def injection(folder, marker, trial="subprocess.run"):
     "A results file whose record asks verify to call `trial` with arguments that would create `marker`."
     path = folder / "x.jsonl"
-    path.write_text(json.dumps(dict(config=dict(args=["touch", str(marker)]), result=dict(x=1), trial=trial)) + "\n")
+    path.write_text(json.dumps(dict(config=CALLS[trial](marker), result=dict(x=1), trial=trial)) + "\n")
     return path
 
 
-@pytest.mark.parametrize("trial", ["subprocess.run", "os.system", "latent_mm.report.write_csv", "builtins.exec"])
+@pytest.mark.parametrize("trial", sorted(CALLS))
 def test_verify_never_runs_what_a_results_file_names(tmp_path, capsys, trial):
     marker = tmp_path / "ran"
     status = main(["verify", str(injection(tmp_path, marker, trial))])
@@ -37,8 +44,9 @@ def test_verify_from_python_refuses_unregistered_names(tmp_path):
 
 def test_the_trial_option_takes_only_registered_names(tmp_path, capsys):
     marker = tmp_path / "ran"
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as stop:
         main(["verify", str(injection(tmp_path, marker)), "--trial", "subprocess.run"])
+    assert stop.value.code == 2 and "must be a registered trial function" in capsys.readouterr().err
     assert not marker.exists()
 
 
@@ -91,7 +99,6 @@ def test_gmm_names_a_bad_random_state():
 def test_a_problem_without_regrets_is_named():
     import numpy as np
     from latent_mm.core import LatentProblem, gmm
-    from latent_mm.selection import touching
 
     class NoRegrets(LatentProblem):
         def objective(self, w): return float(w @ w)
