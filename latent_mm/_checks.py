@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['refuse_renamed']
+__all__ = ['refuse_renamed', 'check_count', 'check_number', 'check_sample_weight', 'check_groups', 'check_grid']
 
 # %% ../nbs/00_checks.ipynb #a63ec7fe
 def refuse_renamed(given: dict, # the keyword arguments a function received beyond its own
@@ -19,3 +19,92 @@ def refuse_renamed(given: dict, # the keyword arguments a function received beyo
             raise TypeError(f"{where}: {old}= is now {renamed[old]}=; write {renamed[old]}={given[old]!r}")
     if given:
         raise TypeError(f"{where} got unexpected keyword arguments {sorted(given)}")
+
+# %% ../nbs/00_checks.ipynb #85e8f385
+import numbers
+import numpy as np
+
+# %% ../nbs/00_checks.ipynb #046deb4c
+def check_count(name: str,   # the argument's name, for the message
+                value,       # the value passed
+                low: int = 1, # the smallest value allowed
+                high: int | None = None, # the largest value allowed (None: no limit)
+                why: str = "",           # the reason for the rule, appended to the message
+               ) -> int:
+    "`value` as an int, or a ValueError naming `name`, `value` and the rule: an integer (not a bool) in low..high."
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if not (ok and value >= low and (high is None or value <= high)):
+        rule = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+        raise ValueError(f"{name}={value!r} must be {rule}" + (f": {why}" if why else ""))
+    return int(value)
+
+# %% ../nbs/00_checks.ipynb #a9115d01
+def check_number(name: str,          # the argument's name, for the message
+                 value,              # the value passed
+                 low: float = 0.0,   # the bound below
+                 strict: bool = False, # whether `low` itself is refused
+                 high: float | None = None, # the largest value allowed (None: no limit)
+                 why: str = "",      # the reason for the rule, appended to the message
+                ) -> float:
+    "`value` as a float, or a ValueError naming `name`, `value` and the rule: a finite real number (not a bool) >= low."
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and bool(np.isfinite(value))
+    if not (ok and (value > low if strict else value >= low) and (high is None or value <= high)):
+        rule = f"a finite number {'>' if strict else '>='} {low:g}" + ("" if high is None else f" and <= {high:g}")
+        raise ValueError(f"{name}={value!r} must be {rule}" + (f" ({why})" if why else ""))
+    return float(value)
+
+# %% ../nbs/00_checks.ipynb #6ed43e1f
+def check_sample_weight(sample_weight, # one weight per example, or None (every example weighs 1)
+                        n: int,        # the number of examples
+                       ) -> np.ndarray | None:
+    "One finite weight >= 0 per example as a float array, or None; a ValueError names the first bad weight."
+    if sample_weight is None:
+        return None
+    s = np.asarray(sample_weight, dtype=float)
+    if s.shape != (n,):
+        raise ValueError(f"sample_weight has shape {s.shape}; it must be ({n},), one weight per example")
+    if not (np.all(np.isfinite(s)) and np.all(s >= 0)):
+        i = int(np.flatnonzero(~(np.isfinite(s) & (s >= 0)))[0])
+        raise ValueError(f"sample_weight[{i}]={s[i]} must be finite and >= 0")
+    return s
+
+# %% ../nbs/00_checks.ipynb #6219a51d
+def check_groups(groups,                    # integer index arrays, one per group of weights
+                 n_weights: int | None = None, # the number of weights: the groups must then partition 0..n_weights-1
+                ) -> list[np.ndarray]:
+    """Disjoint groups of weight indices as 1-D int64 arrays. With `n_weights`, they must partition the weights: each
+    non-empty, inside 0..n_weights-1, none left out. Without it (a regularizer on its own), empty groups are allowed."""
+    out = []
+    for p, g in enumerate(groups):
+        a = np.asarray(g)
+        if a.ndim > 1 or (a.size and a.dtype.kind not in "iu") or (n_weights is not None and a.size == 0):
+            raise ValueError(f"groups[{p}]={g!r} must be a {'non-empty ' if n_weights is not None else ''}1-D array of "
+                             "integer weight indices")
+        top = np.inf if n_weights is None else n_weights - 1
+        if a.size and (a.min() < 0 or a.max() > top):
+            bad = int(a.min() if a.min() < 0 else a.max())
+            raise ValueError(f"groups[{p}] has index {bad} outside the weights 0..{top}")
+        out.append(a.astype(np.int64).ravel())
+    size = max((int(a.max()) + 1 for a in out if a.size), default=0) if n_weights is None else n_weights
+    counts = np.bincount(np.concatenate(out), minlength=size) if out else np.zeros(size, np.int64)
+    if (counts > 1).any():
+        j = int(np.flatnonzero(counts > 1)[0])
+        raise ValueError(f"groups overlap: weight {j} is in {int(counts[j])} groups; each weight must be in at most one "
+                         "(the soft-threshold is the proximal step only for disjoint groups)")
+    if n_weights is not None and (counts == 0).any():
+        j = int(np.flatnonzero(counts == 0)[0])
+        raise ValueError(f"groups leave {int((counts == 0).sum())} weight(s) out (first: {j}); each weight must be "
+                         "in exactly one group")
+    return out
+
+# %% ../nbs/00_checks.ipynb #14cfde20
+def check_grid(grid, # (rows, cols) of a regular grid of regions
+              ) -> tuple[int, int]:
+    "`grid` as a pair of ints, or a ValueError naming it: two integers >= 1."
+    try:
+        ok = len(grid) == 2 and all(isinstance(g, numbers.Integral) and not isinstance(g, bool) and g >= 1 for g in grid)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"grid={grid!r} must be (rows, cols), two integers >= 1")
+    return int(grid[0]), int(grid[1])

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._checks import refuse_renamed
+from ._checks import refuse_renamed, check_count, check_number
 
 # %% auto #0
-__all__ = ['LatentProblem', 'GMMTrace', 'GMMResult', 'InvalidBoundError', 'check_eta', 'check_real', 'check_configuration',
-           'Selector', 'ProblemSelector', 'FunctionSelector', 'as_selector', 'gmm']
+__all__ = ['LatentProblem', 'GMMTrace', 'GMMResult', 'InvalidBoundError', 'check_eta', 'check_configuration', 'Selector',
+           'ProblemSelector', 'FunctionSelector', 'as_selector', 'gmm']
 
 # %% ../nbs/00_core.ipynb #8f03752f
 class LatentProblem:
@@ -109,18 +109,6 @@ def check_eta(eta, # the progress coefficient of Algorithm 1: a number in (0, 1]
     if not 0.0 < eta <= 1.0:  # also rejects NaN
         raise ValueError(f"eta={eta} must be in (0, 1]: eta=1 is MM, smaller values explore more")
     return eta
-
-# %% ../nbs/00_core.ipynb #c4e1a7d4
-def check_real(name,                                # the argument's name, for the error message
-               value,                               # the value passed
-               rule="must be a finite number >= 0", # the rule, as the error message states it
-              ) -> float:
-    "`value` as a float, or a ValueError naming `name`, `value` and `rule` when it is not a finite number >= 0."
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name}={value!r} {rule}")
-    if not (np.isfinite(value) and value >= 0):
-        raise ValueError(f"{name}={value!r} {rule}")
-    return float(value)
 
 # %% ../nbs/00_core.ipynb #c4e1a7d6
 def _tol(rtol, *values) -> float:
@@ -273,10 +261,9 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
     "Generalized Majorization-Minimization: Algorithm 1 of Naderi et al. (2019)."
     refuse_renamed(old, dict(z0="h0"), "gmm")
     eta = check_eta(eta)
-    if isinstance(max_iter, bool) or not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
-        raise ValueError(f"max_iter={max_iter!r} must be an integer >= 1")
-    eps = check_real("eps", eps)
-    bound_rtol = check_real("bound_rtol", bound_rtol)
+    max_iter = check_count("max_iter", max_iter)
+    eps = check_number("eps", eps)
+    bound_rtol = check_number("bound_rtol", bound_rtol)
     w = np.array(w0, dtype=float, copy=True)
     if not np.all(np.isfinite(w)):
         raise ValueError(f"w0 contains {np.count_nonzero(~np.isfinite(w))} NaN or infinite value(s); "

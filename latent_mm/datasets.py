@@ -14,6 +14,7 @@ from sklearn.datasets import load_digits
 from sklearn.decomposition import PCA
 from sklearn.model_selection import train_test_split
 from sklearn.utils import Bunch, check_random_state
+from ._checks import check_count, check_number
 
 # %% auto #0
 __all__ = ['DATA_DIR', 'load_d31', 'load_cloud', 'load_norm25', 'make_norm25', 'make_gmm200', 'load_rotated_digits']
@@ -98,12 +99,9 @@ def load_rotated_digits(
 ) -> Bunch:
     "scikit-learn's 8x8 digits (stand-in for MNIST) with random nuisance rotations; features per candidate angle."
     a, b = _check_digit_pair(pair)
-    if not (isinstance(n_angles, (int, np.integer)) and n_angles >= 1):
-        raise ValueError(f"n_angles={n_angles!r} must be an integer >= 1")
-    if not (np.isfinite(max_angle) and max_angle >= 0):
-        raise ValueError(f"max_angle={max_angle!r} must be finite and >= 0")
-    if not (isinstance(n_components, (int, np.integer)) and 1 <= n_components <= 64):
-        raise ValueError(f"n_components={n_components!r} must be an integer in 1..64")
+    check_count("n_angles", n_angles)
+    check_number("max_angle", max_angle)
+    check_count("n_components", n_components, 1, 64)
     if not 0 < test_size < 1:
         raise ValueError(f"test_size={test_size!r} must be in (0, 1)")
     rng = np.random.default_rng(random_state)

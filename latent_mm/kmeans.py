@@ -23,6 +23,7 @@ try:  # scikit-learn >= 1.6
 except ImportError:  # pragma: no cover - older scikit-learn
     def _validate_data(est, X, reset=True, **kw):
         return est._validate_data(X, reset=reset, **kw)
+from ._checks import check_count, check_number
 
 # %% auto #0
 __all__ = ['INITS', 'KMeansProblem', 'init_partition', 'init_centers', 'anti_starvation', 'GMMKMeans']
@@ -219,12 +220,6 @@ def _exact_scale(X) -> float:
         return 1.0
     return float(2.0 ** np.round(np.log2(top)))
 
-# %% ../nbs/04_kmeans.ipynb #25440cf1
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name}={value!r} must be an integer >= {low}")
-    return int(value)
-
 # %% ../nbs/04_kmeans.ipynb #6e07de28
 class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     """k-means by G-MM (Naderi et al. 2019): eta=1 with touching bounds is Lloyd's algorithm.
@@ -295,13 +290,12 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         "Cluster X (n_samples, n_features); returns self."
         X = _validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         n = len(X)
-        k = _check_int("n_clusters", self.n_clusters, 1)
+        k = check_count("n_clusters", self.n_clusters)
         if k > n:
             raise ValueError(f"n_clusters={k} must be <= n_samples={n}")
         eta = check_eta(self.eta)
-        max_iter = _check_int("max_iter", self.max_iter, 1)
-        if not (isinstance(self.eps, numbers.Real) and self.eps >= 0):
-            raise ValueError(f"eps={self.eps!r} must be a number >= 0")
+        max_iter = check_count("max_iter", self.max_iter)
+        check_number("eps", self.eps)
         if eta != 1.0 and isinstance(self.bound, str) and self.bound == "touching":
             warnings.warn(f"eta={eta:g} has no effect with bound='touching' (touching bounds spend no budget: the run "
                           "is Lloyd's algorithm); use bound='random' or 'biased' for G-MM", UserWarning, stacklevel=2)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ._kernels import random_bound
 from .core import ProblemSelector, Selector, as_selector
+from ._checks import check_count, check_number
 
 # %% auto #0
 __all__ = ['N_SWEEPS', 'SELECTORS', 'touching_configuration', 'Touching', 'touching', 'RandomWalk', 'random_walk',
@@ -85,11 +86,9 @@ class RandomWalk(Selector):
                  init="product",    # the start: "product" (a product-law draw) or "touching"
                  n_steps=None,      # the exact number of Metropolis steps instead (None: `n_sweeps` per movable variable)
                 ):
-        if isinstance(n_sweeps, bool) or not (isinstance(n_sweeps, (int, float, np.number)) and np.isfinite(n_sweeps)
-                                              and n_sweeps >= 0):
-            raise ValueError(f"n_sweeps={n_sweeps!r} must be a finite number >= 0")
-        if n_steps is not None and not (isinstance(n_steps, (int, np.integer)) and n_steps >= 0):
-            raise ValueError(f"n_steps={n_steps!r} must be None or an integer >= 0")
+        check_number("n_sweeps", n_sweeps)
+        if n_steps is not None:
+            check_count("n_steps", n_steps, 0)
         if init not in ("product", "touching"):
             raise ValueError(f"init={init!r} must be 'product' or 'touching'")
         self.n_sweeps, self.init, self.n_steps = n_sweeps, init, n_steps

@@ -72,7 +72,7 @@ def test_sklearn_estimator_checks():
     (dict(init=np.zeros((4, 2))), "init array has shape (4, 2); it must be (n_clusters, n_features) = (5, 2)"),
     (dict(init=np.zeros((5, 3))), "init array has shape (5, 3)"),
     (dict(max_iter=0), "max_iter=0 must be an integer >= 1"),
-    (dict(eps=-1.0), "eps=-1.0 must be a number >= 0"),
+    (dict(eps=-1.0), "eps=-1.0 must be a finite number >= 0"),
 ])
 def test_bad_parameters(kwargs, message):
     X = blobs()

@@ -343,8 +343,8 @@ def test_group_l2_contract():
         with pytest.raises(ValueError, match=f"ridge=0.0: {method} needs ridge > 0"):
             getattr(plain, method)(np.ones(8))
     for kw, message in [(dict(groups=[[0, 1], [1]]), "groups overlap: weight 1 is in 2 groups"),
-                        (dict(groups=[[0.0, 1.0]]), "groups\\[0\\]=\\[0.0, 1.0\\] must be an array of integer"),
-                        (dict(groups=[[0], [-2]]), "groups\\[1\\]=\\[-2\\] must be"),
+                        (dict(groups=[[0.0, 1.0]]), "groups\\[0\\]=\\[0.0, 1.0\\] must be a 1-D array of integer"),
+                        (dict(groups=[[0], [-2]]), "groups\\[1\\] has index -2 outside"),
                         (dict(groups=[[0], [1]], mu=[1.0]), "mu has shape \\(1,\\): it must be a scalar or one weight "
                                                              "per group, \\(2,\\)"),
                         (dict(groups=[[0]], mu=np.inf), "mu=inf must be finite and >= 0"),

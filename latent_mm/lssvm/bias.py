@@ -13,6 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..selection import Bias
 from ..solvers import SolverRun
+from .._checks import check_count
 
 # %% auto #0
 __all__ = ['MultiFoldMIL', 'multifold_mil']
@@ -35,8 +36,7 @@ class MultiFoldMIL(Bias):
                  max_passes=100,      # the fold models' budget of passes
                  random_state=None,   # seed of the folds (None: the run's generator)
                 ):
-        if isinstance(n_folds, bool) or not (isinstance(n_folds, (int, np.integer)) and n_folds >= 2):
-            raise ValueError(f"n_folds={n_folds!r} must be an integer >= 2")
+        check_count("n_folds", n_folds, 2)
         self.n_folds, self.tol, self.max_passes, self.random_state = n_folds, tol, max_passes, random_state
         self.__name__ = f"multifold_mil(n_folds={n_folds})"
 

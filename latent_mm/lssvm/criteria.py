@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import logsumexp
+from .._checks import check_number
 
 # %% auto #0
 __all__ = ['CRITERIA', 'slack', 'Entropy', 'entropy', 'nnls_gram', 'least_distance', 'output_features', 'novelty_constraints',
@@ -30,8 +31,7 @@ class Entropy:
     def __init__(self,
                  temperature=1.0,  # T > 0: the latent scores are divided by T before the logistic
                 ):
-        if not (isinstance(temperature, (int, float, np.number)) and np.isfinite(temperature) and temperature > 0):
-            raise ValueError(f"temperature={temperature!r} must be a finite number > 0")
+        check_number("temperature", temperature, strict=True)
         self.temperature = float(temperature)
 
     def __repr__(self): return f"Entropy(temperature={self.temperature})"

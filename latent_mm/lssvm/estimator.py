@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._checks import check_sample_weight
 from ..core import gmm
 from .model import LatentModel, LatentMulticlass
 from .problem import LatentSSVMProblem
@@ -21,8 +22,8 @@ from ..selection import SELECTORS, make_selector
 from ..solvers import L2, SOLVERS, BoundSolver, EnumeratedSSVM, SolverRun, make_solver, room_below
 
 # %% auto #0
-__all__ = ['MAX_TIGHTEN', 'check_latent_data', 'encode_labels', 'check_sample_weight', 'LatentSSVM', 'pooled_features',
-           'pooled_start', 'toy_localization']
+__all__ = ['MAX_TIGHTEN', 'check_latent_data', 'encode_labels', 'LatentSSVM', 'pooled_features', 'pooled_start',
+           'toy_localization']
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #d9b49e6d
 def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
@@ -97,18 +98,6 @@ def encode_labels(model, y):
     if len(classes) < 2:
         raise ValueError(f"y has {len(classes)} class(es) {classes.tolist()}; at least 2 are needed")
     return model.with_n_classes(len(classes)), classes, y_enc
-
-def check_sample_weight(sample_weight, n):
-    "One finite weight >= 0 per example as a float array, or None."
-    if sample_weight is None:
-        return None
-    s = np.asarray(sample_weight, dtype=float)
-    if s.shape != (n,):
-        raise ValueError(f"sample_weight has shape {s.shape}; it must be ({n},), one weight per example")
-    if not (np.all(np.isfinite(s)) and np.all(s >= 0)):
-        i = int(np.flatnonzero(~(np.isfinite(s) & (s >= 0)))[0])
-        raise ValueError(f"sample_weight[{i}]={s[i]} must be finite and >= 0")
-    return s
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #7dd1da30
 class LatentSSVM(ClassifierMixin, BaseEstimator):

@@ -14,9 +14,10 @@ from sklearn.utils.validation import check_is_fitted
 from .estimator import LatentSSVM, check_latent_data
 from .model import ClassBlockBound, LatentModel
 from ..solvers import Augmented, GroupL2, make_solver
+from .._checks import check_groups
 
 # %% auto #0
-__all__ = ['LatentStateBlocks', 'block_groups', 'check_groups', 'StateBlocksBound', 'GroupNormSSVM', 'toy_states']
+__all__ = ['LatentStateBlocks', 'block_groups', 'StateBlocksBound', 'GroupNormSSVM', 'toy_states']
 
 # %% ../../nbs/lssvm/06_group_norm.ipynb #96e63eb2
 class LatentStateBlocks(LatentModel):
@@ -84,28 +85,6 @@ class LatentStateBlocks(LatentModel):
 def block_groups(n_blocks, block_size) -> list[np.ndarray]:
     "One group per block of `block_size` consecutive weights."
     return [np.arange(b * block_size, (b + 1) * block_size) for b in range(n_blocks)]
-
-# %% ../../nbs/lssvm/06_group_norm.ipynb #6f3145fc
-def check_groups(groups, n_weights) -> list[np.ndarray]:
-    "Validate `groups`: non-empty integer index arrays that partition 0..n_weights-1 (no overlap, none left out)."
-    out = []
-    for p, g in enumerate(groups):
-        g = np.asarray(g)
-        if g.ndim != 1 or g.size == 0 or g.dtype.kind not in "iu":
-            raise ValueError(f"groups[{p}]={g!r} must be a non-empty 1-D array of integer weight indices")
-        if g.min() < 0 or g.max() >= n_weights:
-            bad = int(g.min() if g.min() < 0 else g.max())
-            raise ValueError(f"groups[{p}] has index {bad} outside the weights 0..{n_weights - 1}")
-        out.append(g.astype(np.int64))
-    counts = np.bincount(np.concatenate(out), minlength=n_weights) if out else np.zeros(n_weights, np.int64)
-    if (counts > 1).any():
-        j = int(np.flatnonzero(counts > 1)[0])
-        raise ValueError(f"groups overlap: weight {j} is in {int(counts[j])} groups; each weight must be in exactly one")
-    if (counts == 0).any():
-        j = int(np.flatnonzero(counts == 0)[0])
-        raise ValueError(f"groups leave {int((counts == 0).sum())} weight(s) out (first: {j}); each weight must be "
-                         "in exactly one group")
-    return out
 
 # %% ../../nbs/lssvm/06_group_norm.ipynb #4dd70f39
 class StateBlocksBound(ClassBlockBound):

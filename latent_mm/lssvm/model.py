@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..solvers import Augmented, Oracle
+from .._checks import check_count
 
 # %% auto #0
 __all__ = ['BaseLatentModel', 'FixedLatentBound', 'LatentModel', 'LatentMulticlass', 'ClassBlockBound', 'LatentBinary']
@@ -28,9 +29,8 @@ class BaseLatentModel:
     def __init__(self,
                  n_classes=None,  # number of classes; None: from the labels `LatentSSVM.fit` sees
                 ):
-        if n_classes is not None and (isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer))
-                                      or n_classes < 1):
-            raise ValueError(f"n_classes={n_classes!r} must be None or an integer >= 1")
+        if n_classes is not None:
+            check_count("n_classes", n_classes, why="None takes the classes from the labels fit sees")
         self.n_classes = n_classes
 
     def __repr__(self): return f"{type(self).__name__}(n_classes={self.n_classes})"

@@ -9,7 +9,7 @@ import itertools
 
 import numpy as np
 
-from .._checks import refuse_renamed
+from .._checks import refuse_renamed, check_number
 from .model import RBoWModel
 from .potts import alpha_expansion
 
@@ -96,8 +96,7 @@ def initial_parts(X,                  # region features (n_images, rows * cols, 
     model.check_input(X)
     if init not in INITS:
         raise ValueError(f"init={init!r} must be one of {INITS}")
-    if not (isinstance(weight, (int, float, np.number)) and np.isfinite(weight) and weight >= 0):
-        raise ValueError(f"weight={weight!r} must be a finite number >= 0 (the Potts penalty of two neighbours' parts)")
+    check_number("weight", weight, why="the Potts penalty of two neighbours' parts")
     rng = np.random.default_rng(random_state)
     n, V, d = X.shape
     if init == "random":

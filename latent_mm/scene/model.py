@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from ..lssvm.model import BaseLatentModel, FixedLatentBound
 from ..solvers import Augmented
 from ._kernels import rbow_class_scores, rbow_oracle
+from .._checks import check_count, check_grid
 
 # %% auto #0
 __all__ = ['FILTERS', 'ASSIGNMENTS', 'RBoWModel', 'RBoWBound']
@@ -32,12 +33,9 @@ class RBoWModel(BaseLatentModel):
                  filters="shared",  # 'shared': one filter per part for all classes; 'class': one per class and part
                  assignment="part", # region-to-part scores: 'part': u[y, p]; 'region': u[y, r, p], one per region too
                 ):
-        if not (isinstance(n_parts, (int, np.integer)) and n_parts >= 2):
-            raise ValueError(f"n_parts={n_parts!r} must be an integer >= 2: one part leaves nothing latent")
-        if not (isinstance(n_classes, (int, np.integer)) and n_classes >= 2):
-            raise ValueError(f"n_classes={n_classes!r} must be an integer >= 2")
-        if not (len(grid) == 2 and all(isinstance(g, (int, np.integer)) and g >= 1 for g in grid)):
-            raise ValueError(f"grid={grid!r} must be (rows, cols), two integers >= 1")
+        check_count("n_parts", n_parts, 2, why="one part leaves nothing latent")
+        check_count("n_classes", n_classes, 2)
+        grid = check_grid(grid)
         if not (isinstance(filters, str) and filters in FILTERS):
             raise ValueError(f"filters={filters!r} must be one of {FILTERS}: 'shared' parts have one filter for "
                              "every class, 'class' parts one filter per class")

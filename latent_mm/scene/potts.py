@@ -10,8 +10,8 @@ import math
 import maxflow
 import numpy as np
 
-from ..core import check_real
 from ..selection import Bias, StructuredBias, touching_configuration
+from .._checks import check_count, check_number, check_grid
 
 # %% auto #0
 __all__ = ['grid_edges', 'potts_energy', 'alpha_expansion', 'potts_budgeted_argmax', 'PottsCoherence', 'potts_coherence']
@@ -44,7 +44,7 @@ def alpha_expansion(U,                # unary costs (n_images * rows * cols, n_l
                    ) -> np.ndarray:
     "A labelling minimising sum_j U[j, z_j] + weight * (discordant 4-neighbour pairs) by alpha-expansion."
     U = np.asarray(U, float)
-    weight = check_real("weight", weight, "must be a finite number >= 0 (the Potts penalty of a discordant pair)")
+    weight = check_number("weight", weight, why="the Potts penalty of a discordant pair")
     N, P = U.shape
     V = grid[0] * grid[1]
     if N % V:
@@ -223,10 +223,8 @@ class PottsCoherence(Bias):
                  n_bisect=12,    # bisection steps on the Potts weight (`potts_budgeted_argmax`)
                  max_sweeps=5,   # alpha-expansion passes per graph-cut solve
                 ):
-        if not (len(grid) == 2 and all(isinstance(g, (int, np.integer)) and g >= 1 for g in grid)):
-            raise ValueError(f"grid={grid!r} must be (rows, cols), two integers >= 1")
-        if isinstance(n_bisect, bool) or not (isinstance(n_bisect, (int, np.integer)) and n_bisect >= 0):
-            raise ValueError(f"n_bisect={n_bisect!r} must be an integer >= 0")
+        grid = check_grid(grid)
+        check_count("n_bisect", n_bisect, 0)
         self.grid, self.n_bisect, self.max_sweeps = (int(grid[0]), int(grid[1])), n_bisect, max_sweeps
         self.__name__ = f"potts_coherence(grid={self.grid})"
 

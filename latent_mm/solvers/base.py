@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from .._checks import refuse_renamed
+from .._checks import refuse_renamed, check_count, check_number, check_sample_weight
 from .oracle import Oracle, _missing
-from .regularizers import L2, Regularizer, _check_number
+from .regularizers import L2, Regularizer
 
 # %% auto #0
 __all__ = ['primal_objective', 'solve_cvxpy', 'SSVMState', 'SSVMResult', 'BoundSolver']
@@ -37,15 +37,8 @@ def _primal(oracle, w, lam, s, reg, pos):
 
 def _weights(sample_weight, n):
     "Validated per-example weights (ones when None)."
-    if sample_weight is None:
-        return np.ones(n)
-    s = np.asarray(sample_weight, dtype=float)
-    if s.shape != (n,):
-        raise ValueError(f"sample_weight has shape {s.shape}; it must be ({n},), one weight per example")
-    if not np.all(np.isfinite(s)) or np.any(s < 0):
-        raise ValueError(f"sample_weight must be finite and >= 0; got min {np.nanmin(s)!r}, "
-                         f"{np.count_nonzero(~np.isfinite(s))} non-finite")
-    return s
+    s = check_sample_weight(sample_weight, n)
+    return np.ones(n) if s is None else s
 
 # %% ../../nbs/solvers/05c_base.ipynb #db3284db
 def solve_cvxpy(oracle,              # an `Oracle` with `enumerate`
@@ -78,18 +71,9 @@ def solve_cvxpy(oracle,              # an `Oracle` with `enumerate`
     return np.asarray(w.value, dtype=float)
 
 # %% ../../nbs/solvers/05c_base.ipynb #dae304c4
-def _check_count(name, value, low=1) -> int:
-    "An integer (not a bool) >= `low`."
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name}={value!r} must be an integer >= {low}")
-    return int(value)
-
 def _check_lam(lam) -> float:
     "lambda of eq. (1): a finite number > 0."
-    lam = float(lam)
-    if not lam > 0 or not np.isfinite(lam):
-        raise ValueError(f"lam={lam!r} must be a finite number > 0")
-    return lam
+    return check_number("lam", lam, strict=True, why="lambda = 1/C, the weight of the regularizer")
 
 def _check_problem(oracle, lam, sample_weight, regularizer):
     "Validated lam, regularizer, weights and the ground truth's features, shared by the dual solvers."
@@ -193,7 +177,7 @@ class BoundSolver:
                  tol=1e-4,         # relative tolerance: duality gap <= tol * P(w) (subgradient steps: relative change)
                  max_passes=1000,  # budget of passes over the examples (each calls every example's oracle once)
                 ):
-        self.tol, self.max_passes = _check_number("tol", tol), _check_count("max_passes", max_passes)
+        self.tol, self.max_passes = check_number("tol", tol), check_count("max_passes", max_passes)
 
     def solve(self,
               oracle:Oracle,                # the bound

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._checks import refuse_renamed
-from .base import (_SOLVE_RENAMED, BoundSolver, SSVMResult, SSVMState, _check_count, _check_problem,
+from .._checks import refuse_renamed, check_count
+from .base import (_SOLVE_RENAMED, BoundSolver, SSVMResult, SSVMState, _check_problem,
                                     _fresh_state, _primal, _reported)
 
 # %% auto #0
@@ -158,7 +158,7 @@ class CuttingPlane(BoundSolver):
                  inactive=50,      # drop a cut inactive for this many iterations
                 ):
         super().__init__(tol, max_passes)
-        self.inactive = _check_count("inactive", inactive)
+        self.inactive = check_count("inactive", inactive)
 
     def resumes(self, warm) -> bool:
         "Whether `warm` is a cutting-plane solve's state (its cuts hold its dual point)."

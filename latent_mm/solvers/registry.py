@@ -10,8 +10,8 @@ import inspect
 
 import numpy as np
 
-from .._checks import refuse_renamed
-from .base import _SOLVE_RENAMED, BoundSolver, SSVMResult, _check_count, _reported
+from .._checks import refuse_renamed, check_count
+from .base import _SOLVE_RENAMED, BoundSolver, SSVMResult, _reported
 from .bcfw import BCFW
 from .cutting_plane import CuttingPlane
 from .oracle import Oracle
@@ -184,7 +184,7 @@ class SolverRun:
                 ):
         refuse_renamed(old, {"rng": "random_state"}, "SolverRun")
         self.solver, self.rng = make_solver(solver), np.random.default_rng(random_state)
-        self.tighten = _check_count("tighten", tighten) if tighten else 0
+        self.tighten = check_count("tighten", tighten) if tighten else 0
         self.warm, self.first, self.last = None, None, None   # the state for the next solve; the first and last results
         self.n_solves, self.unconverged = 0, []               # (passes, relative gap) of every uncertified solve
         self.tols, self.tightened = [], []                    # every solve's final tol; every re-solve (see above)

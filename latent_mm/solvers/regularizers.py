@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .oracle import _missing
+from .._checks import check_groups, check_number
 
 # %% auto #0
 __all__ = ['ElasticForm', 'Regularizer', 'L2', 'GroupL2']
@@ -80,21 +81,6 @@ class L2(Regularizer):
     def __repr__(self): return "L2()"
 
 # %% ../../nbs/solvers/05b_regularizers.ipynb #3d5e9a03
-def _check_groups(groups) -> list[np.ndarray]:
-    "Disjoint integer index arrays (empty ones allowed), each as a 1-D int64 array."
-    out = []
-    for p, g in enumerate(groups):
-        a = np.asarray(g)
-        if a.size and (a.dtype.kind not in "iu" or a.min() < 0):
-            raise ValueError(f"groups[{p}]={g!r} must be an array of integer weight indices >= 0")
-        out.append(a.astype(np.int64).ravel())
-    counts = np.bincount(np.concatenate(out)) if sum(map(len, out)) else np.zeros(0, np.int64)
-    if (counts > 1).any():
-        j = int(np.flatnonzero(counts > 1)[0])
-        raise ValueError(f"groups overlap: weight {j} is in {int(counts[j])} groups; they must be disjoint (the "
-                         "soft-threshold is the proximal step only for disjoint groups)")
-    return out
-
 def _check_mu(mu, n_groups) -> np.ndarray:
     "The group weights mu_p: a scalar for every group or one finite value >= 0 per group."
     a = np.asarray(mu, dtype=float)
@@ -103,13 +89,6 @@ def _check_mu(mu, n_groups) -> np.ndarray:
     if not np.all(np.isfinite(a)) or np.any(a < 0):
         raise ValueError(f"mu={mu!r} must be finite and >= 0")
     return np.broadcast_to(a, (n_groups,)).copy()
-
-def _check_number(name, value, low=0.0, strict=False) -> float:
-    "A real number (not a bool), finite and >= `low` (> `low` if `strict`)."
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
-    if not (ok and (value > low if strict else value >= low)):
-        raise ValueError(f"{name}={value!r} must be a finite number {'>' if strict else '>='} {low:g}")
-    return float(value)
 
 # %% ../../nbs/solvers/05b_regularizers.ipynb #3d5e9a04
 class GroupL2(Regularizer):
@@ -122,9 +101,9 @@ class GroupL2(Regularizer):
                  mu=1.0,     # the group weights mu_p: a scalar or one per group, finite and >= 0
                  ridge=1.0,  # rho, the weight of 1/2 ||w||^2: finite and >= 0
                 ):
-        self.groups = _check_groups(groups)
+        self.groups = check_groups(groups)
         self.mu = _check_mu(mu, len(self.groups))
-        self.ridge = _check_number("ridge", ridge)
+        self.ridge = check_number("ridge", ridge)
         self._index = np.concatenate(self.groups) if self.groups else np.zeros(0, np.int64)
         self._group = np.repeat(np.arange(len(self.groups)), [len(g) for g in self.groups])
         sizes = {len(g) for g in self.groups}                 # consecutive equal blocks: reshape instead of gather

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._checks import refuse_renamed
+from .._checks import refuse_renamed, check_count
 from ._sdm_kernels import (dense_to_csr, dual_point, group_prox, inner_passes, insert_planes,
                                             oracle_round, purge_slots, set_truth)
-from .base import (_SOLVE_RENAMED, BoundSolver, SSVMResult, _check_count, _check_problem, _primal,
+from .base import (_SOLVE_RENAMED, BoundSolver, SSVMResult, _check_problem, _primal,
                                     _reported)
 
 # %% auto #0
@@ -195,7 +195,7 @@ class SDM(BoundSolver):
                  capacity=8,       # initial working-set capacity M (doubled when a set is full of planes with weight)
                 ):
         super().__init__(tol, max_passes)
-        self.cg_iter, self.max_age = _check_count("cg_iter", cg_iter, 0), _check_count("max_age", max_age, 0)
+        self.cg_iter, self.max_age = check_count("cg_iter", cg_iter, 0), check_count("max_age", max_age, 0)
         self.max_inner, self.inner_ratio, self.cg_rtol, self.cg_every = max_inner, inner_ratio, cg_rtol, cg_every
         self.max_smo, self.rounds, self.capacity = max_smo, rounds, capacity
 
