@@ -271,7 +271,7 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             return init_centers(X, k, self.init, rs), None
         what = "init array"
         if callable(self.init):
-            what, init = "init callable's output", np.asarray(self.init(X, k, rs), dtype=float)
+            what, init = "init callable's output", np.asarray(self.init(X, k, rs))   # centres or labels
         else:
             init = np.asarray(self.init)
         if init.ndim == 1 and init.shape == (n,) and np.issubdtype(init.dtype, np.integer):

@@ -5,15 +5,15 @@
 # %% ../nbs/13_report.ipynb #35487d69
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from scipy.stats import binom
 
 # %% auto #0
-__all__ = ['sign_interval', 'pairs_needed', 'Paired', 'paired', 'pair_rows', 'pair_columns', 'claims_table', 'write_csv',
-           'read_csv', 'sample_std', 'format_table']
+__all__ = ['sign_interval', 'pairs_needed', 'Paired', 'paired', 'pair_rows', 'pair_columns', 'spread', 'holm', 'claims_table',
+           'write_csv', 'read_csv', 'sample_std', 'format_table']
 
 # %% ../nbs/13_report.ipynb #97a5c392
 def sign_interval(d, level: float = 0.95) -> tuple[float, float, float]:
@@ -54,16 +54,21 @@ def _num(x) -> str:
 # %% ../nbs/13_report.ipynb #655ec7e8
 @dataclass(frozen=True, repr=False)
 class Paired:
-    "Paired differences a - b, one per unit, and the interval that a claim about them rests on."
+    "Paired differences a - b, one per replication unit, and the interval that a claim about them rests on."
     label: str             # what is compared, e.g. "objective, SPL - CCCP"
-    diffs: np.ndarray      # a - b per pair (ties set to 0)
-    units: tuple           # the pairs' keys, in the order of `diffs`
+    diffs: np.ndarray      # a - b per unit (ties set to 0)
+    units: tuple           # the units' keys, in the order of `diffs`
     level: float           # the interval's stated level
-    method: str            # "sign": exact interval for the median; "bootstrap": percentile interval for the mean
+    method: str            # "sign": exact interval for the median; "bootstrap": percentile interval for the mean;
+                           # "sd": percentile interval for SD(a) - SD(b) (`spread`)
     lo: float              # the interval (sign: for the median of the differences that are not ties)
     hi: float
     coverage: float        # its actual coverage (the sign test's is discrete: at least `level`)
     tie: float             # differences within +-tie count as ties
+    p: float = np.nan      # the two-sided p-value of "no difference" (exact sign test, or the bootstrap's)
+    unit: tuple = ()       # the names of the keys of a unit, e.g. ("pair", "seed"): what one difference stands for
+    estimate: float = np.nan  # the point estimate where it is not a function of `diffs` (method "sd")
+    boot: np.ndarray | None = None  # the bootstrap replicates of the estimate (methods "bootstrap" and "sd")
 
     @property
     def n(self) -> int: return len(self.diffs)
@@ -73,51 +78,92 @@ class Paired:
     def losses(self) -> int: return int((self.diffs < 0).sum())
     @property
     def centre(self) -> float:
-        "The median of the differences that are not ties (sign; 0 if all are), or the mean of all (bootstrap)."
+        "The median of the differences that are not ties (sign; 0 if all are), the mean of all (bootstrap), SD(a) - SD(b)."
+        if self.method == "sd":
+            return float(self.estimate)
         if self.method == "bootstrap":
             return float(np.mean(self.diffs))
         return float(np.median(self.diffs[self.diffs != 0])) if (self.diffs != 0).any() else 0.0
+
+    @property
+    def testable(self) -> bool:
+        "Whether the data could have shown an effect at `level`: False when the interval is infinite (too few units)."
+        return bool(np.isfinite(self.lo) and np.isfinite(self.hi))
 
     def effect(self) -> int:
         "+1 if the interval lies above zero (a higher), -1 if below (a lower), 0 if it holds zero."
         return 1 if self.lo > 0 else -1 if self.hi < 0 else 0
 
     def needed(self) -> int | None:
-        "Pairs (ties included, in the observed share) that would detect the direction the differences point to."
+        "Units (ties included, in the observed share) that would detect the direction the differences point to."
+        if self.method == "sd":
+            return None
         m = self.wins + self.losses
         N = pairs_needed(self.wins / m, self.level) if m else None
         return None if N is None else int(np.ceil(N * self.n / m))
 
+    def reads(self) -> str:
+        "What the comparison shows: 'higher', 'lower', 'not detected', or 'not testable' (no data could show an effect)."
+        return "not testable" if not self.testable else {1: "higher", -1: "lower", 0: "not detected"}[self.effect()]
+
     def verdict(self) -> str:
         "The sentence a page may write about this comparison."
-        what, level = ("median" if self.method == "sign" else "mean"), f"{100 * self.level:g} %"
-        interval = (f"too few for a {level} interval" if np.isinf(self.lo) else
-                    f"{level} interval [{_num(self.lo)}, {_num(self.hi)}]")
-        stats = f"{what} {_num(self.centre)}, {interval}, over {self.n} pairs ({self.wins} higher, {self.losses} lower)"
+        what = {"sign": "median", "bootstrap": "mean", "sd": "SD difference"}[self.method]
+        level, per = f"{100 * self.level:g} %", f" per {', '.join(self.unit)}" if self.unit else ""
+        if not self.testable:
+            m = self.wins + self.losses
+            return (f"{self.label}: not testable at this size: {m} of {self.n} units{per} differ, too few for a {level} "
+                    f"interval whatever their signs (at least {pairs_needed(1.0, self.level)} are needed)")
+        stats = (f"{what} {_num(self.centre)}, {level} interval [{_num(self.lo)}, {_num(self.hi)}], over {self.n} "
+                 f"units{per}" + ("" if self.method == "sd" else f" ({self.wins} higher, {self.losses} lower)"))
         if self.effect():
             return f"{self.label}: {'higher' if self.effect() > 0 else 'lower'}: {stats}"
         N = self.needed()
-        more = ("the differences point both ways equally" if N is None else f"about {N} pairs would resolve it"
-                if N > self.n else "more pairs in this share would resolve it")
-        return f"{self.label}: no difference detected at this size: {stats}; {more}"
+        more = ("" if self.method == "sd" else "; the differences point both ways equally" if N is None else
+                f"; about {N} units would resolve it" if N > self.n else "; more units in this share would resolve it")
+        return f"{self.label}: no difference detected at this size: {stats}{more}"
 
     def __repr__(self) -> str: return self.verdict()
 
     def check(self, expect: str, margin: float = 0.0) -> Paired:
         """Assert the claim `expect`: "higher" (interval above `margin`), "lower" (below -`margin`), "none" (no
-        difference detected: the interval holds 0) or "within" (the interval inside [-margin, margin]). Returns self."""
+        difference detected: the interval holds 0), "within" (the interval inside [-margin, margin]) or "not
+        testable" (the units are too few for any interval). A claim of "none" or "within" on a comparison that is not
+        testable fails: it could not have failed, so the page must say "not testable" instead. Returns self."""
         ok = {"higher": lambda: self.lo > margin, "lower": lambda: self.hi < -margin,
-              "none": lambda: self.lo <= 0 <= self.hi, "within": lambda: -margin <= self.lo and self.hi <= margin}
+              "none": lambda: self.lo <= 0 <= self.hi, "within": lambda: -margin <= self.lo and self.hi <= margin,
+              "not testable": lambda: not self.testable}
         if expect not in ok:
-            raise ValueError(f"expect={expect!r} must be one of {', '.join(ok)}")
+            raise ValueError(f"expect={expect!r} must be one of {', '.join(map(repr, ok))}")
+        if expect in ("none", "within") and not self.testable:
+            raise AssertionError(f"claimed {expect}, but this check cannot fail: {self.verdict()}; "
+                                 "claim 'not testable' and say so in the text")
         if not ok[expect]():
             raise AssertionError(f"claimed {expect} (margin {margin:g}), but {self.verdict()}")
         return self
 
+    def at(self, level: float) -> Paired:
+        "The same comparison with its interval at another `level` (e.g. a family's corrected level)."
+        if self.method == "sign":
+            d = self.diffs[self.diffs != 0]
+            lo, hi, coverage = sign_interval(d, level) if d.size else (0.0, 0.0, 1.0)
+        else:
+            (lo, hi), coverage = np.quantile(self.boot, [(1 - level) / 2, (1 + level) / 2]), level
+        return replace(self, level=level, lo=float(lo), hi=float(hi), coverage=float(coverage))
+
 # %% ../nbs/13_report.ipynb #1172e5d2
+def _sign_p(wins: int, losses: int) -> float:
+    "The exact two-sided sign test's p-value for `wins` against `losses` (ties set aside)."
+    m = wins + losses
+    return 1.0 if m == 0 else float(min(1.0, 2 * binom.cdf(min(wins, losses), m, 0.5)))
+
+def _boot_p(boot) -> float:
+    "The bootstrap's two-sided p-value of 0: twice the smaller share of replicates on either side of it."
+    return float(min(1.0, 2 * min(np.mean(boot <= 0), np.mean(boot >= 0))))
+
 def paired(a, b, units=None, *, label: str = "a - b", level: float = 0.95, method: str = "sign", tie: float = 0.0,
-           n_boot: int = 9999, random_state=0) -> Paired:
-    "The paired comparison of `a` and `b` (aligned sequences, one entry per unit)."
+           n_boot: int = 9999, random_state=0, unit: tuple = ()) -> Paired:
+    "The paired comparison of `a` and `b` (aligned sequences, one entry per replication unit)."
     a, b = np.asarray(a, float), np.asarray(b, float)
     if a.shape != b.shape or a.ndim != 1 or not a.size:
         raise ValueError(f"a and b must be non-empty sequences of one length, got shapes {a.shape} and {b.shape}")
@@ -125,16 +171,18 @@ def paired(a, b, units=None, *, label: str = "a - b", level: float = 0.95, metho
     if not np.isfinite(d).all():
         raise ValueError(f"{label}: a difference is not finite ({d[~np.isfinite(d)][0]}); pair only finite values")
     d = np.where(np.abs(d) <= tie, 0.0, d)
+    boot = None
     if method == "sign":                                   # ties say nothing about the direction: set aside
         lo, hi, coverage = sign_interval(d[d != 0], level) if (d != 0).any() else (0.0, 0.0, 1.0)
+        p = _sign_p(int((d > 0).sum()), int((d < 0).sum()))
     elif method == "bootstrap":
         rng = np.random.default_rng(random_state)
-        means = d[rng.integers(0, len(d), (n_boot, len(d)))].mean(1)
-        (lo, hi), coverage = np.quantile(means, [(1 - level) / 2, (1 + level) / 2]), level
+        boot = d[rng.integers(0, len(d), (n_boot, len(d)))].mean(1)
+        (lo, hi), coverage, p = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2]), level, _boot_p(boot)
     else:
         raise ValueError(f"method={method!r} must be 'sign' or 'bootstrap'")
     units = tuple(range(len(d))) if units is None else tuple(units)
-    return Paired(label, d, units, level, method, float(lo), float(hi), float(coverage), tie)
+    return Paired(label, d, units, level, method, float(lo), float(hi), float(coverage), tie, p, tuple(unit), boot=boot)
 
 # %% ../nbs/13_report.ipynb #7a179251
 def _select(rows, where) -> list[dict]:
@@ -150,11 +198,16 @@ def _value(row, value) -> float:
     return float(value(row) if callable(value) else row[value])
 
 # %% ../nbs/13_report.ipynb #a7f8d3ec
-def pair_rows(rows, value, a, b, *, arm: str = "method", by=("fold", "seed"), where=None, label=None,
+def pair_rows(rows, value, a, b, *, arm: str = "method", by=("fold", "seed"), unit=None, where=None, label=None,
               **kw) -> Paired:
     """Compare `value` between the rows of arm `a` and of arm `b` (`row[arm]`), paired by the keys `by`, among the
-    rows that match `where`. Every unit must have one row of each arm."""
+    rows that match `where`. Every pair must have one row of each arm. `unit`: the keys of the true replication unit,
+    a part of `by` (e.g. the training set ("pair", "seed") when `by` adds a setting "C" run on it): the pairs'
+    differences are averaged within each unit, so that one unit counts once however many settings it was run at."""
     rows = _select(rows, where)
+    unit = tuple(by) if unit is None else tuple(unit)
+    if not set(unit) <= set(by):
+        raise ValueError(f"unit={unit!r} must be keys of by={tuple(by)!r}: a unit groups pairs")
     sides = {a: {}, b: {}}
     for r in rows:
         if r.get(arm) not in sides:
@@ -162,18 +215,23 @@ def pair_rows(rows, value, a, b, *, arm: str = "method", by=("fold", "seed"), wh
         missing = [k for k in by if k not in r]
         if missing:
             raise ValueError(f"by={tuple(by)!r}: the rows have no {missing[0]!r}")
-        unit = tuple(r[k] for k in by)
-        if unit in sides[r[arm]]:
-            raise ValueError(f"two rows of {arm}={r[arm]!r} share {dict(zip(by, unit))}; add the key that tells them "
+        key = tuple(r[k] for k in by)
+        if key in sides[r[arm]]:
+            raise ValueError(f"two rows of {arm}={r[arm]!r} share {dict(zip(by, key))}; add the key that tells them "
                              f"apart to by=")
-        sides[r[arm]][unit] = _value(r, value)
+        sides[r[arm]][key] = _value(r, value)
     alone = set(sides[a]) ^ set(sides[b])
     if alone or not sides[a]:
         raise ValueError(f"{arm}={a!r} and {arm}={b!r} must have rows for the same units, "
                          + (f"but {dict(zip(by, sorted(alone, key=str)[0]))} has only one" if alone else "but none match"))
-    units = list(sides[a])
+    groups = {}
+    for key in sides[a]:
+        groups.setdefault(tuple(key[list(by).index(k)] for k in unit), []).append(key)
+    mean = lambda side, keys: float(np.mean([sides[side][k] for k in keys]))
+    units = list(groups)
     name = label or f"{value if isinstance(value, str) else 'value'}, {a} - {b}"
-    return paired([sides[a][u] for u in units], [sides[b][u] for u in units], units, label=name, **kw)
+    return paired([mean(a, groups[u]) for u in units], [mean(b, groups[u]) for u in units], units, label=name,
+                  unit=unit, **kw)
 
 # %% ../nbs/13_report.ipynb #69482186
 def pair_columns(rows, a, b, *, by=("trial",), where=None, label=None, **kw) -> Paired:
@@ -185,12 +243,52 @@ def pair_columns(rows, a, b, *, by=("trial",), where=None, label=None, **kw) -> 
     name = label or f"{a} - {b}"
     return paired([_value(r, a) for r in rows], [_value(r, b) for r in rows], units, label=name, **kw)
 
+# %% ../nbs/13_report.ipynb #82a9937e
+def spread(a, b, units=None, *, label: str = "SD(a) - SD(b)", level: float = 0.95, n_boot: int = 9999,
+           random_state=0, unit: tuple = ()) -> Paired:
+    """The difference of the sample standard deviations of `a` and `b` (aligned: entry i of both comes from unit i,
+    e.g. one start), with a percentile interval from resampling the units (both values of a unit move together)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if a.shape != b.shape or a.ndim != 1 or len(a) < 3:
+        raise ValueError(f"a and b must be sequences of one length >= 3, got shapes {a.shape} and {b.shape}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError(f"{label}: a value is not finite; compare only finite values")
+    rng = np.random.default_rng(random_state)
+    idx = rng.integers(0, len(a), (n_boot, len(a)))
+    boot = a[idx].std(axis=1, ddof=1) - b[idx].std(axis=1, ddof=1)
+    lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
+    units = tuple(range(len(a))) if units is None else tuple(units)
+    return Paired(label, a - b, units, level, "sd", float(lo), float(hi), level, 0.0, _boot_p(boot), tuple(unit),
+                  estimate=float(a.std(ddof=1) - b.std(ddof=1)), boot=boot)
+
 # %% ../nbs/13_report.ipynb #f9b3e551
-def claims_table(claims) -> list[dict]:
-    "One row per comparison: label, pairs, centre, interval, wins and losses, and what may be said."
-    return [dict(claim=c.label, pairs=c.n, centre=c.centre, lo=c.lo, hi=c.hi, higher=c.wins, lower=c.losses,
-                 reads={1: "higher", -1: "lower", 0: "not detected"}[c.effect()],
-                 needed="" if c.effect() or c.needed() is None else c.needed()) for c in claims]
+def holm(p_values) -> np.ndarray:
+    "Holm's step-down adjusted p-values of a family of tests: reject where the adjusted p is below 1 - level."
+    p = np.asarray(p_values, float)
+    order = np.argsort(p, kind="stable")
+    m = len(p)
+    adjusted = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
+
+def claims_table(claims, exploratory=(), level: float = 0.95) -> list[dict]:
+    """One row per comparison: the primary `claims` (the page's claims, one per paper artefact, stated before the
+    runs) and the `exploratory` ones, each family corrected on its own: Holm's adjusted p-value, what it reads at
+    `level` after the correction, and its interval at the family's simultaneous level 1 - (1 - level) / m."""
+    rows = []
+    for role, family in (("primary", list(claims)), ("exploratory", list(exploratory))):
+        if not family:
+            continue
+        adjusted, corrected = holm([c.p for c in family]), 1 - (1 - level) / len(family)
+        for c, p_holm in zip(family, adjusted):
+            wide = c.at(corrected)
+            up = c.wins > c.losses if c.method == "sign" else c.centre > 0
+            reads = c.reads() if not c.testable else ("higher" if up else "lower") if p_holm < 1 - level else "not detected"
+            rows.append(dict(claim=c.label, role=role, unit=", ".join(c.unit) or "pair", units=c.n, centre=c.centre,
+                             level=corrected, lo=wide.lo, hi=wide.hi, p=c.p, p_holm=float(p_holm), reads=reads,
+                             needed="" if reads != "not detected" or c.needed() is None else c.needed()))
+    return rows
 
 # %% ../nbs/13_report.ipynb #e0d49526
 def write_csv(rows, path):

@@ -1,15 +1,19 @@
-"""The command line as a new user meets it: bad options refused in one line before any work, Ctrl-C, --version, help."""
+"""The command line as a new user meets it: bad options and bad results files refused in one line before any work,
+Ctrl-C, --version, help, and what `verify` says before it starts."""
 import inspect
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from latent_mm import __version__, cli
 from latent_mm.cli import experiments, main
+from latent_mm.sweeps import at_least, experiment, register_trial, run_trials
 
 EXPERIMENTS = experiments()
 CANDIDATES = ("0", "-1", "", "x", "nan")          # values a rule may refuse; each option must refuse one
@@ -119,10 +123,68 @@ def test_ctrl_c_ends_in_one_line_and_keeps_the_finished_trials(tmp_path):
 
 
 def test_ctrl_c_in_verify_ends_in_one_line(tmp_path, capsys, monkeypatch):
-    (tmp_path / "toy.jsonl").write_text("")
+    run_trials(square, [dict(seed=1)], results=tmp_path / "toy.jsonl", progress=False)
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
     monkeypatch.setattr(cli, "verify_results", interrupted)
-    code, err = run_cli(["verify", "--dir", str(tmp_path)], capsys)
+    code, err = run_cli(["verify", "--dir", str(tmp_path), "--no-progress"], capsys)
     assert code == 130, err
-    assert err.strip() == "latent-mm verify: interrupted; no results file was changed but those reported restamped above"
+    assert err.strip().splitlines()[-1] == ("latent-mm verify: interrupted; no results file was changed but those "
+                                            "reported above with records stamped now")
+
+
+# A small experiment of squares, as `latent-mm reproduce toy`.
+
+def square(seed):
+    return dict(value=seed ** 2)
+
+
+@experiment("toy", summary="squares", seconds=1, options=dict(seeds=at_least(1)))
+def toy(out: str = "toy_results", seeds: int = 3, n_jobs: int = 1):
+    run_trials(square, [dict(seed=s) for s in range(seeds)], results=Path(out) / "trials.jsonl", n_jobs=n_jobs,
+               progress=False)
+
+
+def reproduce_toy(out, monkeypatch, capsys, *extra):
+    "Exit status and error output of `latent-mm reproduce toy --out OUT EXTRA`."
+    monkeypatch.setattr(cli, "experiments", lambda: {"toy": toy.experiment})
+    try:
+        status = main(["reproduce", "toy", "--out", str(out), *extra])
+    except SystemExit as e:
+        status = e.code
+    return status, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spoil, says", [
+    (lambda lines: lines[:1] + [lines[1][:25]] + lines[2:], "trials.jsonl, line 2: not valid JSON"),
+    (lambda lines: lines + lines[:1], "trials.jsonl, lines 1 and 4: two records of one configuration"),
+    (lambda lines: lines[:2] + [json.dumps({k: v for k, v in json.loads(lines[2]).items() if k != "digest"})],
+     "trials.jsonl, line 3: the record has no digest")])
+def test_a_bad_results_file_stops_reproduce_in_one_line(tmp_path, monkeypatch, capsys, spoil, says):
+    assert reproduce_toy(tmp_path, monkeypatch, capsys)[0] == 0
+    trials = tmp_path / "trials.jsonl"
+    trials.write_text("\n".join(spoil(trials.read_text().splitlines())) + "\n")
+    status, err = reproduce_toy(tmp_path, monkeypatch, capsys)
+    lines = err.strip().splitlines()
+    assert status == 1 and len(lines) == 2 and lines[0].startswith("latent-mm reproduce toy:"), err
+    assert lines[1].startswith("latent-mm reproduce toy: ") and says in lines[1] and "Traceback" not in err, err
+
+
+def test_verify_says_what_it_will_rerun_then_shows_one_bar_over_every_file(tmp_path, capsys):
+    for name, seeds in (("a", 4), ("b", 2)):
+        run_trials(square, [dict(seed=s) for s in range(seeds)], results=tmp_path / f"{name}.jsonl", progress=False)
+    register_trial(square)
+    assert main(["verify", "--dir", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    first = captured.err.splitlines()[0]
+    assert first.startswith("latent-mm verify: 5 trials of 2 results files to rerun; their recorded run times sum to "
+                            "about "), captured.err
+    assert "verify:   0%|" in captured.err and "0/5 [" in captured.err, captured.err      # one bar, over both files
+    assert "a.jsonl: 3 of 4 trials rerun" in captured.out and "b.jsonl: 2 of 2 trials rerun" in captured.out
+
+
+def test_a_scheduler_that_does_not_answer_is_one_line(tmp_path, monkeypatch, capsys):
+    status, err = reproduce_toy(tmp_path, monkeypatch, capsys, "--scheduler", "tcp://127.0.0.1:9")
+    assert status == 1 and "no Dask scheduler answers at 'tcp://127.0.0.1:9'" in err and err.count("\n") == 2, err
+    assert not (tmp_path / "trials.jsonl").exists()
+

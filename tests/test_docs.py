@@ -257,6 +257,20 @@ def test_site_has_no_remote_scripts_nor_quarto_leftovers(site):
     assert (SITE / "_assets" / "mathjax" / "MathJax.js").exists()
 
 
+def test_no_page_shows_a_warning(site):
+    "A warning in a rendered page (with the build machine's paths) is noise to a reader: a page catches what it expects."
+    shown = {}
+    for page in SITE.rglob("*.html"):
+        if "_assets" in page.parts or "_source" in page.parts:
+            continue
+        text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
+        hits = re.findall(r"\b\w*Warning: [^\n]{0,80}", text)
+        hits = [h for h in hits if re.search(r"(/[\w.-]+)+\.py:\d+", text[max(0, text.find(h) - 200):text.find(h)])]
+        if hits:
+            shown[str(page.relative_to(SITE))] = hits[:2]
+    assert not shown, f"pages show warnings: {shown}"
+
+
 def test_source_links_stay_on_the_site(site):
     "`show_doc`'s source links lead to the site's own source pages, never to the repository address in settings.ini."
     from latent_mm.docs import project_config

@@ -21,22 +21,30 @@ def install_line() -> str:
     return line
 
 
-def run_install(tmp_path, with_npm: bool) -> list[str]:
-    "The apt-get commands the install line runs on a machine that has npm or not (sudo and apt-get recorded)."
-    bin_ = tmp_path / ("with" if with_npm else "without")
+def run_install(tmp_path, with_npm: bool, with_sudo: bool = True) -> list[str]:
+    """The apt-get commands the install line runs on a machine that has npm or not, and sudo or not (a root shell
+    without sudo); each recorded with whether it ran through sudo."""
+    bin_ = tmp_path / f"npm{with_npm}-sudo{with_sudo}"
     bin_.mkdir()
     log = bin_ / "apt.log"
-    (bin_ / "sudo").write_text('#!/bin/sh\nexec "$@"\n')
+    (bin_ / "sudo").write_text(f'#!/bin/sh\necho sudo >> {log}\nexec "$@"\n')
     (bin_ / "apt-get").write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
-    tools = ["sudo", "apt-get"] + (["npm"] if with_npm else [])
+    tools = ["apt-get"] + (["sudo"] if with_sudo else []) + (["npm"] if with_npm else [])
+    if not with_sudo:
+        (bin_ / "sudo").unlink()
     if with_npm:
         (bin_ / "npm").write_text("#!/bin/sh\n")
     for t in tools:
         (bin_ / t).chmod(0o755)
     subprocess.run(["/bin/bash", "-c", install_line()], env={"PATH": str(bin_)}, check=True)
-    return log.read_text().splitlines()
+    lines = log.read_text().splitlines()
+    return [("sudo " if a == "sudo" else "") + b for a, b in zip([""] + lines, lines) if b != "sudo"]
 
 
 def test_install_line_adds_npm_only_where_it_is_missing(tmp_path):
-    assert run_install(tmp_path, with_npm=False) == ["update", "install -y chromium", "install -y npm"]
-    assert run_install(tmp_path, with_npm=True) == ["update", "install -y chromium"]
+    assert run_install(tmp_path, with_npm=False) == ["sudo update", "sudo install -y chromium", "sudo install -y npm"]
+    assert run_install(tmp_path, with_npm=True) == ["sudo update", "sudo install -y chromium"]
+
+
+def test_install_line_works_as_root_without_sudo(tmp_path):
+    assert run_install(tmp_path, with_npm=False, with_sudo=False) == ["update", "install -y chromium", "install -y npm"]

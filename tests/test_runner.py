@@ -1,11 +1,12 @@
-"""The trial runner on a local Dask cluster (loopback), and resuming after an interruption."""
+"""The trial runner: a local Dask cluster (loopback), resuming after an interruption, and results files that hold one signed
+record per trial, refused in one line (file and line) when they do not."""
 import json
 
 import numpy as np
 import pytest
 
-from latent_mm.sweeps import (ResultsFile, StaleResultsError, code_fingerprint, load_results, record_digest, run_trials,
-                              verify_results)
+from latent_mm.sweeps import (OLDER_KEYS, ResultsFile, ResultsFileError, StaleResultsError, code_fingerprint,
+                              load_results, migrate_results, record_digest, run_trials, sample_trials)
 
 
 def square(seed, scale=1.0):
@@ -187,19 +188,119 @@ def test_a_rewrite_is_seen_by_a_file_opened_before_it(tmp_path):
     assert sorted(r["config"]["seed"] for r in load_results(path).values()) == [1, 2, 7]
 
 
-def test_verify_restamps_a_file_only_when_its_trials_reproduce(tmp_path):
-    legacy = tmp_path / "legacy.jsonl"
-    run_trials(square, [dict(seed=s) for s in range(3)], results=tmp_path / "r.jsonl", progress=False)
-    records = _records(tmp_path / "r.jsonl")
-    legacy.write_text("".join(json.dumps({k: r[k] for k in ("config", "result", "seconds")}) + "\n" for r in records))
-    wrong = tmp_path / "wrong.jsonl"
-    wrong.write_text(legacy.read_text().replace('"value": 4.0', '"value": 5.0'))
-    check = verify_results(wrong, sample=3, trial=square, restamp=True)
-    assert not check.ok and not check.stamped and sorted(r["differ"] for r in check.rows) == [0, 0, 1]
-    assert all("fingerprint" not in r for r in _records(wrong))
-    check = verify_results(legacy, trial=square, restamp=True)
-    assert check.ok and check.stamped and check.current == 3
-    stamped = _records(legacy)
-    assert {(r["fingerprint"], r["computed_by"], r["verified"]["of"]) for r in stamped} == {
-        (code_fingerprint(square), None, 3)}
-    assert run_trials(square, [dict(seed=s) for s in range(3)], results=legacy, progress=False)   # reused, not stale
+def _signed(record, **changes):
+    "`record` with `changes`, signed again (as the code that wrote it would have)."
+    new = {k: v for k, v in record.items() if k != "digest"} | changes
+    return new | dict(digest=record_digest(new))
+
+
+def _loads(path):
+    "Every way the runner reads a results file."
+    return [lambda: load_results(path), lambda: run_trials(square, [dict(seed=0)], results=path, progress=False),
+            lambda: ResultsFile(path)]
+
+
+def test_a_record_without_its_digest_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "r.jsonl"
+    run_trials(square, [dict(seed=s) for s in range(3)], results=path, progress=False)
+    records = _records(path)
+    unsigned = {k: v for k, v in records[1].items() if k != "digest"}
+    path.write_text("".join(json.dumps(r) + "\n" for r in [records[0], unsigned, records[2]]))
+    for load in _loads(path):
+        with pytest.raises(ResultsFileError, match=r"r.jsonl, line 2: the record has no digest") as refused:
+            load()
+        assert "\n" not in str(refused.value)
+
+
+def test_an_edited_value_whose_digest_was_removed_is_refused(tmp_path):
+    path = tmp_path / "r.jsonl"
+    run_trials(square, [dict(seed=s) for s in range(3)], results=path, progress=False)
+    records = _records(path)
+    edited = {k: v for k, v in records[2].items() if k != "digest"} | dict(result={**records[2]["result"], "value": 5.0})
+    path.write_text("".join(json.dumps(r) + "\n" for r in records[:2] + [edited]))
+    for load in _loads(path):
+        with pytest.raises(ResultsFileError, match=r"r.jsonl, line 3: the record has no digest"):
+            load()
+
+
+def test_two_records_of_one_configuration_are_refused_naming_both_lines(tmp_path):
+    path = tmp_path / "r.jsonl"
+    run_trials(square, [dict(seed=s) for s in range(3)], results=path, progress=False)
+    records = _records(path)
+    again = _signed(records[0], seconds=records[0]["seconds"] + 1, result={**records[0]["result"], "value": 7.0})
+    path.write_text("".join(json.dumps(r) + "\n" for r in records + [again]))
+    for load in _loads(path):
+        with pytest.raises(ResultsFileError, match=r'r.jsonl, lines 1 and 4: two records of one configuration, '
+                                                   r'\{"seed": 0\}') as refused:
+            load()
+        assert "\n" not in str(refused.value)
+
+
+def test_no_sweep_writes_a_second_record_of_a_configuration(tmp_path, monkeypatch):
+    calls, path = tmp_path / "calls.txt", tmp_path / "r.jsonl"
+    configs = [dict(seed=s, calls=str(calls)) for s in range(4)]
+    run_trials(counting, configs[:2], results=path, progress=False)                    # then resumed
+    run_trials(counting, configs, results=path, progress=False)
+    _write(path, [{**r, "fingerprint": "0.0.0+older"} for r in _records(path)])          # stale, then rerun
+    run_trials(counting, configs, results=path, progress=False, stale="rerun")
+    lines = _records(path)
+    assert len(lines) == 4 and len({json.dumps(r["config"], sort_keys=True) for r in lines}) == 4
+    store = ResultsFile(path)                      # a record of a stored configuration replaces it
+    store.append(_signed(lines[0], seconds=9.0))
+    assert [r["seconds"] for r in _records(path)][0] == 9.0 and len(_records(path)) == 4
+    with pytest.raises(ValueError, match="one signed record per configuration"):
+        store.rewrite(lambda records: records + records[:1])
+    assert len(_records(path)) == 4
+
+
+def test_a_last_record_without_newline_is_checked_and_kept(tmp_path):
+    path = tmp_path / "r.jsonl"
+    run_trials(square, [dict(seed=s) for s in range(3)], results=path, progress=False)
+    whole = path.read_bytes().rstrip(b"\n")
+    path.write_bytes(whole)
+    assert len(load_results(path)) == 3                                       # a record, kept
+    first, second, last = whole.split(b"\n")
+    path.write_bytes(first + b"\n" + second + b"\n" + last.replace(b'"value": 4.0', b'"value": 5.0'))
+    for load in _loads(path):                                                # parses, but its digest does not check
+        with pytest.raises(ResultsFileError, match="r.jsonl, line 3: the record does not match its digest"):
+            load()
+    path.write_bytes(first + b"\n" + second + b"\n" + last[:-20])          # a write cut short: not a record
+    with pytest.warns(UserWarning, match="r.jsonl, line 3: ignoring a truncated last line"):
+        assert len(load_results(path)) == 2
+    with pytest.warns(UserWarning, match="line 3: ignoring a truncated last line"):
+        rows = run_trials(square, [dict(seed=s) for s in range(3)], results=path, progress=False)
+    assert [r["value"] for r in rows] == [0.0, 1.0, 4.0] and len(path.read_text().splitlines()) == 3
+
+
+def test_a_file_whose_stratified_sample_is_current_vouches_for_older_records(tmp_path):
+    calls, path = tmp_path / "calls.txt", tmp_path / "r.jsonl"
+    configs = [dict(seed=s, calls=str(calls)) for s in range(6)]
+    run_trials(counting, configs, results=path, progress=False)
+    older = [_signed(r, fingerprint="0.0.0+older") for r in _records(path)]
+    _write(path, older)
+    with pytest.raises(StaleResultsError) as stop:
+        run_trials(counting, configs, results=path, progress=False)
+    message = str(stop.value)
+    assert f"`latent-mm verify {path} --restamp` reruns 3 trials" in message and "\n" not in message
+    sampled = {json.dumps(r["config"]) for r in sample_trials(older)}
+    today = code_fingerprint(counting)
+    _write(path, [_signed(r, verified_by=today) if json.dumps(r["config"]) in sampled else r for r in older])
+    assert [r["value"] for r in run_trials(counting, configs, results=path, progress=False)] == [s ** 2 for s in range(6)]
+    assert len(calls.read_text().split()) == 6                               # reused: nothing ran again
+    assert {r["fingerprint"] for r in _records(path)} == {"0.0.0+older"}     # and still named as older code's
+
+
+def test_files_of_the_older_format_are_read_with_a_warning_and_migrated(tmp_path):
+    path = tmp_path / "r.jsonl"
+    run_trials(square, [dict(seed=s) for s in range(3)], results=path, progress=False)
+    records = _records(path)
+    restamped = [_signed(r, fingerprint="0.0.0+restamp", computed_by=c, verified=dict(sample=1, of=3))
+                 for r, c in zip(records, [records[0]["fingerprint"], None, "0.0.0+computed"])]
+    _write(path, restamped)
+    with pytest.warns(UserWarning, match="3 records of the older format"):
+        read = list(load_results(path).values())
+    assert [r["fingerprint"] for r in read] == [records[0]["fingerprint"], None, "0.0.0+computed"]
+    assert not any(k in r for r in read for k in OLDER_KEYS) and all(r["digest"] == record_digest(r) for r in read)
+    assert migrate_results(path) == 3
+    assert _records(path) == read
+    assert migrate_results(path) == 0

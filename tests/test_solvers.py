@@ -11,13 +11,14 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from latent_mm.lssvm.group_norm import LatentStateBlocks, block_groups, toy_states
-from latent_mm.lssvm import LatentMulticlass, toy_localization
+from latent_mm.lssvm import (ClassBlockBound, FixedLatentBound, LatentBinary, LatentMulticlass, LatentSSVM,
+                             toy_localization)
 from latent_mm.scene import RBoWModel
 from latent_mm.solvers import (BCFW, SDM, SOLVERS, AutoSolver, BoundSolver, CuttingPlane, EnumeratedSSVM, GroupL2, L2,
                                Oracle, Regularizer, SDMState, SolverRun, Subgradient, bcfw, bcfw_then_cutting_plane,
                                cutting_plane, make_solver,
                                primal_objective, random_ssvm, sdm, simplex_qp, solve_cvxpy, solve_ssvm,
-                               subgradient_descent)
+                               solver_options, subgradient_descent)
 
 CS = [1.0, 1e2, 1e4, 1e6]
 
@@ -58,8 +59,8 @@ def reference(seed, lam, reg_name, weighted):
 @pytest.mark.parametrize("seed,lam", [(0, 1.0), (1, 0.1)])
 def test_every_solver_agrees_with_cvxpy(name, reg_name, weighted, seed, lam):
     """At tol 1e-4: the certified solvers reach P* within their certificate, which is a true lower bound; the
-    subgradient method (no certificate) within 1e-3 of P* with a ridge and 1e-2 without (stated, looser margins);
-    the dual solvers refuse the plain group norm (ridge 0)."""
+    subgradient method within 1e-3 of P* with a ridge and 1e-2 without (stated, looser margins), its bound (6) a true
+    lower bound too where R is strongly convex; the dual solvers refuse the plain group norm (ridge 0)."""
     problem, s, P_ref = reference(seed, lam, reg_name, weighted)
     reg = REGULARIZERS[reg_name]
     solver = make_solver(name, tol=1e-4, max_passes=5000)
@@ -70,8 +71,9 @@ def test_every_solver_agrees_with_cvxpy(name, reg_name, weighted, seed, lam):
     res = solver.solve(problem, lam, reg, s, random_state=np.random.default_rng(seed))
     assert P_ref * (1 - 1e-6) <= res.primal
     np.testing.assert_allclose(primal_objective(problem, res.w, lam, s, reg), res.primal, rtol=1e-12)
-    if name == "subgradient":
-        assert res.converged and np.isnan(res.gap) and res.state is None
+    if name == "subgradient":                                     # certified only if (6) says so; a true bound
+        assert res.state is None and res.converged == bool(res.gap <= 1e-4 * res.primal)
+        assert np.isnan(res.gap) if reg.strong_convexity == 0 else res.dual <= P_ref * (1 + 1e-7)
         assert res.primal <= P_ref * (1 + (1e-2 if reg_name == "group, ridge 0" else 1e-3))
     else:
         assert res.converged and -1e-12 <= res.gap <= 1e-4 * res.primal
@@ -252,7 +254,7 @@ def test_subgradient_steps_are_algorithm_1(C, ridge):
     res = Subgradient(tol=1e-7, max_passes=3000).solve(problem, 1 / C, GroupL2(groups, mu, ridge), s, w_prev=w0)
     assert res.n_passes == steps and np.array_equal(res.w, w_ref)
     direct = subgradient_descent(problem, 1 / C, regularizer=GroupL2(groups, mu, ridge), sample_weight=s, w_prev=w0,
-                                 tol=1e-7, max_passes=3000)
+                                 tol=1e-7, max_passes=3000, warn=False)
     assert np.array_equal(direct.w, w_ref)
 
 
@@ -284,8 +286,11 @@ def test_solver_run_logs_uncertified_solves():
     assert run.first is results[0] and run.last is results[1]
     sub = SolverRun(Subgradient(tol=1e-12, max_passes=4))
     res = sub.solve(problem, 0.1)
-    assert len(sub.unconverged) == 1 and sub.unconverged[0][0] == 4 and np.isnan(sub.unconverged[0][1])
+    assert sub.unconverged == [(4, res.gap / res.primal)] and np.isfinite(res.gap)   # the bound (6), above tol
     assert sub.warm is None and not res.converged
+    plain = SolverRun(Subgradient(tol=1e-12, max_passes=4))
+    plain.solve(problem, 0.1, GroupL2([[0, 1]], mu=0.3, ridge=0.0))
+    assert len(plain.unconverged) == 1 and np.isnan(plain.unconverged[0][1])          # no ridge: no bound at all
 
 
 def test_solver_defaults_are_the_functions():
@@ -321,8 +326,43 @@ def test_make_solver_errors():
             make_solver("bcfw", **kw)
     with pytest.raises(ValueError, match="inactive=0 must be an integer >= 1"):
         CuttingPlane(inactive=0)
-    with pytest.raises(NotImplementedError, match="BoundSolver does not implement solve"):
+    with pytest.raises(NotImplementedError, match="BoundSolver does not implement _solve"):
         BoundSolver().solve(toy_bound(0), 1.0)
+
+
+class Seen(BoundSolver):
+    "A solver that implements `_solve` only and keeps what it was given."
+    name = "seen"
+
+    def _solve(self, oracle, lam, regularizer, s, warm, *, w_prev, random_state):
+        self.given = (lam, regularizer, s, warm, w_prev, random_state)
+        return None
+
+
+@pytest.mark.parametrize("name", list(SOLVERS) + ["seen"])
+def test_solve_validates_once_for_every_solver(name):
+    "`BoundSolver.solve` checks lam, the weights and renamed keywords for every solver, with the same messages."
+    problem = toy_bound(0, n=10)
+    solver = Seen() if name == "seen" else make_solver(name)
+    where = type(solver).__name__
+    bad = [(dict(lam=0.0), ValueError, "lam=0.0 must be a finite number > 0 (lambda = 1/C"),
+           (dict(lam=np.inf), ValueError, "lam=inf must be a finite number > 0"),
+           (dict(lam=1.0, sample_weight=np.ones(3)), ValueError, "sample_weight has shape (3,); it must be (10,)"),
+           (dict(lam=1.0, sample_weight=-np.ones(10)), ValueError, "sample_weight[0]=-1.0 must be finite and >= 0"),
+           (dict(lam=1.0, rng=0), TypeError, f"{where}.solve: rng= is now random_state=; write random_state=0"),
+           (dict(lam=1.0, seed=0), TypeError, f"{where}.solve got unexpected keyword arguments ['seed']")]
+    for kw, error, message in bad:
+        with pytest.raises(error, match=re.escape(message)):
+            solver.solve(problem, **kw)
+    assert list(inspect.signature(type(solver).solve).parameters) == ["self", "oracle", "lam", "regularizer",
+                                                                     "sample_weight", "warm", "w_prev",
+                                                                     "random_state", "old"]
+    assert type(solver).solve is BoundSolver.solve                      # one template; subclasses implement `_solve`
+    if name == "seen":
+        solver.solve(problem, 2, w_prev=None, random_state=3)
+        lam, reg, s, warm, w_prev, random_state = solver.given
+        assert type(lam) is float and lam == 2.0 and isinstance(reg, L2) and np.array_equal(s, np.ones(10))
+        assert (warm, w_prev, random_state) == (None, None, 3)
 
 
 def test_group_l2_contract():
@@ -474,3 +514,67 @@ def test_sdm_warm_starts_across_latent_values_and_weights():
     for name in ("alpha", "ws", "cnt", "pidx", "pval"):
         assert np.array_equal(getattr(first.state, name), getattr(kept, name))
     assert np.allclose(first.state.alpha.sum(1), 1.0)
+
+
+@pytest.mark.parametrize("make", ["multiclass", "binary", "state blocks", "state blocks, null class"])
+def test_class_block_oracle_is_the_generic_oracle(make):
+    "`ClassBlockBound.loss_augmented` returns what the contract's oracle returns, ties (w = 0, integer w) included."
+    X, y, h = toy_localization(n=30, random_state=1)
+    model = {"multiclass": LatentMulticlass(n_classes=3), "binary": LatentBinary(),
+             "state blocks": LatentStateBlocks(n_classes=3), "state blocks, null class": LatentStateBlocks(3, 0)}[make]
+    if make == "binary":
+        y = (y > 0).astype(np.int64)
+        h = np.where(y == 1, h, 0)
+    fast, generic = ClassBlockBound(model, X, y, h), FixedLatentBound(model, X, y, h)
+    rng = np.random.default_rng(0)
+    for w in (np.zeros(fast.n_features), np.round(rng.normal(size=fast.n_features)), rng.normal(size=fast.n_features)):
+        for i in range(len(y)):
+            a, b = fast.loss_augmented(w, i), generic.loss_augmented(w, i)
+            assert np.array_equal(a.phi, b.phi) and a.loss == b.loss and type(a.loss) is float
+            y_hat, h_hat = model.loss_augmented_inference(X[i:i + 1], y[i:i + 1], w)
+            assert a.key == int(h_hat[0]) * model.n_classes + int(y_hat[0])
+
+
+def test_sdm_options_are_checked_and_shown():
+    "Every option of `SDM` is checked by the shared rules (the message names it, its value and the rule) and in its repr."
+    options = solver_options("sdm")
+    assert set(options) == {"cg_iter", "max_age", "max_inner", "inner_ratio", "cg_rtol", "cg_every", "max_smo",
+                            "rounds", "capacity"}
+    defaults = {k: p.default for k, p in inspect.signature(SDM).parameters.items()}
+    text = repr(SDM())
+    assert text.startswith("SDM(tol=0.0001, max_passes=1000, ")
+    for k in options:
+        assert f"{k}={defaults[k]!r}" in text
+    changed = SDM(inner_ratio=0.25, capacity=16, rounds=1)
+    assert "inner_ratio=0.25" in repr(changed) and "capacity=16" in repr(changed) and "rounds=1" in repr(changed)
+    counts = {"cg_iter": 0, "max_age": 0, "max_inner": 1, "cg_every": 1, "max_smo": 1, "rounds": 1, "capacity": 1}
+    for k, low in counts.items():
+        for bad in (low - 1, 2.5, True, "3", None):
+            with pytest.raises(ValueError, match=re.escape(f"{k}={bad!r} must be an integer >= {low}")):
+                SDM(**{k: bad})
+        assert getattr(SDM(**{k: np.int64(low)}), k) == low
+    for k, bad, rule in [("inner_ratio", -0.5, "a finite number >= 0"), ("inner_ratio", np.nan, "a finite number >= 0"),
+                         ("cg_rtol", 1.5, "a finite number >= 0 and <= 1"), ("cg_rtol", -1e-3, "a finite number >= 0"),
+                         ("cg_rtol", "0.1", "a finite number >= 0")]:
+        with pytest.raises(ValueError, match=re.escape(f"{k}={bad!r} must be {rule}")):
+            SDM(**{k: bad})
+
+
+def test_subgradient_reports_no_success_it_did_not_certify():
+    "At C = 100 on the toy localization data the subgradient fit ends far above the certified optimum: it says so."
+    X, y, h = toy_localization(n=60, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sub = LatentSSVM(C=100, solver="subgradient", random_state=0).fit(X, y, h0=h)
+    certified = LatentSSVM(C=100, random_state=0).fit(X, y, h0=h)
+    assert certified.converged_ and sub.objective_ > certified.objective_ + 0.05
+    assert not sub.converged_ and any(issubclass(c.category, ConvergenceWarning) for c in caught)
+    first = sub.run_.first                                   # the bound (6) holds: P(w) - P* <= gap, so dual <= P*
+    oracle = LatentMulticlass(n_classes=3).oracle(X, y, h)
+    P_star = primal_objective(oracle, solve_cvxpy(oracle, 1e-2), 1e-2)
+    assert np.isfinite(first.gap) and first.dual <= P_star * (1 + 1e-6) and first.gap > 1e-3 * first.primal
+    with pytest.warns(ConvergenceWarning, match=r"without a certificate: its bound \(6\) on P\(w\) - P\*"):
+        subgradient_descent(oracle, 1e-2)
+    with pytest.warns(ConvergenceWarning, match="without a certificate: R is not strongly convex"):
+        plain = subgradient_descent(oracle, 1e-2, regularizer=GroupL2(block_groups(3, 5), mu=0.1, ridge=0.0))
+    assert np.isnan(plain.gap) and np.isnan(plain.dual) and not plain.converged

@@ -6,9 +6,9 @@ from .estimator import (MAX_TIGHTEN, LatentSSVM, check_latent_data, check_sample
                         pooled_start, toy_localization)
 from .spl import SelfPacedSSVM
 from .group_norm import GroupNormSSVM
-from .check import ModelContractError, check_model
+from .check import ModelContractError, PartialCheckWarning, check_model
 
 __all__ = ['MAX_TIGHTEN', 'BaseLatentModel', 'LatentModel', 'LatentMulticlass', 'FixedLatentBound', 'ClassBlockBound',
            'LatentSSVMProblem', 'check_latent_data', 'encode_labels', 'check_sample_weight', 'LatentSSVM',
            'pooled_features', 'pooled_start', 'LatentBinary', 'toy_localization', 'SelfPacedSSVM', 'GroupNormSSVM',
-           'check_model', 'ModelContractError']
+           'check_model', 'ModelContractError', 'PartialCheckWarning']

@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..selection import Bias
 from ..solvers import SolverRun
-from .._checks import check_count
+from .._checks import check_count, check_number
 
 # %% auto #0
 __all__ = ['MultiFoldMIL', 'multifold_mil']
@@ -37,6 +37,8 @@ class MultiFoldMIL(Bias):
                  random_state=None,   # seed of the folds (None: the run's generator)
                 ):
         check_count("n_folds", n_folds, 2)
+        check_number("tol", tol, strict=True, why="the fold models' relative duality gap")
+        check_count("max_passes", max_passes)
         self.n_folds, self.tol, self.max_passes, self.random_state = n_folds, tol, max_passes, random_state
         self.__name__ = f"multifold_mil(n_folds={n_folds})"
 

@@ -5,10 +5,12 @@
 # %% ../../nbs/lssvm/02_estimator.ipynb #2e58f88a
 from __future__ import annotations
 
+import inspect
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -31,12 +33,19 @@ def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
     initial latent values h0 (shape (n,) + `model.latent_shape(X)`, values below `model.n_latent_values(X)`; by
     default one value in 0..n_latent-1 per example); return them as arrays. Errors name the offending value.
     A `model` validates X further with its `check_input(X)` (e.g. against its grid)."""
+    if sp.issparse(X) or (isinstance(X, (list, tuple)) and any(sp.issparse(x) for x in X)):
+        raise ValueError(f"X holds scipy.sparse matrices ({type(X).__name__}): sparse input is not accepted yet; pass "
+                         "a dense array: X.toarray(), or np.stack([x.toarray() for x in X]) for a list of matrices")
     if isinstance(X, (list, tuple)):
         shapes = [np.shape(x) for x in X]
         for i, sh in enumerate(shapes):
             if len(sh) != 2 or sh != shapes[0]:
                 raise ValueError(f"X[{i}] has shape {sh} but X[0] has shape {shapes[0]}: every example needs an "
                                  "(n_latent, n_features) array of the same shape (pad or subsample latent values)")
+    X = np.asarray(X)
+    if X.dtype.kind == "c":
+        raise ValueError(f"X is complex ({X.dtype}); features must be real numbers (pass X.real if the imaginary "
+                         "part is 0)")
     X = np.asarray(X, dtype=float)
     if X.ndim != 3:
         raise ValueError(f"X has shape {X.shape}; it must be (n_samples, n_latent, n_features)")
@@ -46,6 +55,10 @@ def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
     if bad.any():
         i = int(np.argwhere(bad)[0][0])
         raise ValueError(f"X contains {int(bad.sum())} NaN or infinite feature(s) (first in example {i})")
+    top = float(np.abs(X).max())
+    if not np.isfinite(top * top * X.shape[2]):
+        raise ValueError(f"X's largest |x| is {top:.3g}: products of {X.shape[2]} such features overflow float64 "
+                         "(max 1.8e308); standardise X (e.g. divide each feature by its standard deviation)")
     if model is not None:
         model.check_input(X)
     if y is not None:
@@ -60,6 +73,13 @@ def _check_labels(y, n, n_classes=None):
     y = np.asarray(y)
     if y.shape != (n,):
         raise ValueError(f"y has shape {y.shape}; expected ({n},), one label per example")
+    if y.dtype.kind == "O":
+        try:
+            np.unique(y)
+        except TypeError:
+            types = sorted({type(v).__name__ for v in y.tolist()})
+            raise ValueError(f"y mixes labels of types {types}: labels must be of one kind (all numbers or all "
+                             "strings) to be sorted into classes") from None
     if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
         i = int(np.flatnonzero(~np.isfinite(y))[0])
         raise ValueError(f"y[{i}]={y[i]} is not a label: y must not contain NaN or infinite values")
@@ -92,11 +112,13 @@ def encode_labels(model, y):
     """`(model, classes, y_enc)` for labels `y` already checked by `check_latent_data`. A model without a class count
     is sized to the sorted distinct labels (`model.with_n_classes(n)`) and `y` is encoded as 0..n-1; a sized model
     keeps its classes 0..n_classes-1."""
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ValueError(f"y has {len(classes)} class(es) {classes.tolist()}; at least 2 are needed: a classifier "
+                         "learns to tell classes apart")
     if model.n_classes is not None:
         return model, np.arange(model.n_classes), y.astype(np.int64)
     classes, y_enc = np.unique(y, return_inverse=True)
-    if len(classes) < 2:
-        raise ValueError(f"y has {len(classes)} class(es) {classes.tolist()}; at least 2 are needed")
     return model.with_n_classes(len(classes)), classes, y_enc
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #7dd1da30
@@ -116,7 +138,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         "solver": [StrOptions(set(SOLVERS)), BoundSolver],
         "subset_fraction": [Interval(Real, 0, 1, closed="right")],
         "regularizer": [HasMethods(["value", "prox", "conjugate"]), None],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(self,
@@ -149,7 +171,12 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
             coef_init=None,      # the starting weights, shape `model.coef_shape(X)` (default 0)
            ):
         "Train from `coef_init` with initial latent values `h0`: validate, build the problem, train, set the attributes."
+        if isinstance(self.model, type):
+            raise TypeError(f"model={self.model.__name__} is a class; pass an instance, e.g. {self.model.__name__}()")
+        if y is None:
+            raise ValueError(f"y=None: {type(self).__name__}.fit needs y, one label per example")
         select = make_selector(self.bound, bias=self.bias, fraction=self.subset_fraction)
+        self._warn_options()
         solver = self._solver()
         model = self._default_model() if self.model is None else self.model
         h0_rule = h0 if isinstance(h0, str) or h0 is None else "given"
@@ -167,9 +194,9 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         if h0 is None:
             h0 = self._initial_latent(h0_rule, model, X, y_enc, sample_weight, rng)
-        self.run_ = SolverRun(solver, rng, tighten=MAX_TIGHTEN)   # the fit's bound solves and their warm state
+        run = SolverRun(solver, rng, tighten=MAX_TIGHTEN)   # the fit's bound solves and their warm state: `run_`
         self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight,
-                                          regularizer=self._regularizer(model, X), run=self.run_)
+                                          regularizer=self._regularizer(model, X), run=run)
         res = self._train(self.problem_, w0, h0, select, rng)
         res.trace.info["tol"] = np.asarray(self.run_.tols[-len(res.trace):], dtype=float)
         self.tightened_ = self.run_.tightened
@@ -182,8 +209,41 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         self._fitted()
         return self
 
+    @property
+    def run_(self) -> SolverRun:
+        "The fit's solver run (`problem_.run`): its bound solves, their certificates and warm state."
+        return self.problem_.run
+
+    def __getstate__(self):
+        "The fitted estimator without its training problem: the data and the solver run stay behind."
+        state = dict(super().__getstate__())            # a copy: the fitted estimator keeps its problem
+        state.pop("problem_", None)
+        return state
+
+    def set_params(self, **params):
+        "scikit-learn's `set_params`; `model__<name>` needs a model with parameters (`get_params`), else a ValueError."
+        for key in params:
+            head, nested, _ = key.partition("__")
+            if nested and head in self.get_params(deep=False) and not callable(getattr(getattr(self, head), "set_params", None)):
+                raise ValueError(f"{key}={params[key]!r}: {head}={getattr(self, head)!r} has no parameters to set; "
+                                 f"pass a new one instead, set_params({head}=...)")
+        return super().set_params(**params)
+
     def _default_model(self) -> LatentModel:
         return LatentMulticlass()
+
+    def _warn_options(self):
+        "Warn once per fit of options that have no effect: tol / max_passes beside a solver object, eta < 1 with touching bounds."
+        if not isinstance(self.solver, str):
+            default = inspect.signature(type(self).__init__).parameters
+            dropped = [f"{k}={getattr(self, k)!r}" for k in ("tol", "max_passes") if getattr(self, k) != default[k].default]
+            if dropped:
+                warnings.warn(f"{type(self).__name__}: {' and '.join(dropped)} ignored: solver={self.solver!r} is an object "
+                              "with its own tol and max_passes; set them on it, or pass the solver by name",
+                              UserWarning, stacklevel=4)
+        if self.eta != 1.0 and isinstance(self.bound, str) and self.bound == "touching":
+            warnings.warn(f"eta={self.eta:g} has no effect with bound='touching' (touching bounds spend no budget: the "
+                          "run is CCCP); use bound='random', 'subset' or 'biased' for G-MM", UserWarning, stacklevel=4)
 
     def _solver(self):
         "The bound solver: a named one with this estimator's `tol` and `max_passes`; an object with its own."
@@ -212,10 +272,10 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         run = self.run_
         solver, bad = run.solver, run.unconverged
         if bad:
-            what = (f"worst relative duality gap {max(g for _, g in bad):.3g}" if np.isfinite(max(g for _, g in bad))
-                    else "its method has no duality gap: it stops on the relative change of the bound")
-            warnings.warn(f"{len(bad)} of {run.n_solves} bound solves ({solver.name}) stopped at max_passes="
-                          f"{solver.max_passes} before reaching tol={solver.tol} ({what}); the result is not certified: "
+            what = (f"worst relative gap {max(g for _, g in bad):.3g}" if np.isfinite(max(g for _, g in bad))
+                    else "no bound on the gap: the regularizer is not strongly convex")
+            warnings.warn(f"{len(bad)} of {run.n_solves} bound solves ({solver.name}, max_passes={solver.max_passes}) "
+                          f"ended without a certificate of tol={solver.tol} ({what}); the result is not certified: "
                           "raise max_passes or tol, or standardise the features", ConvergenceWarning, stacklevel=3)
         if not np.any(self.coef_):
             first = run.first                                    # gmm solves at least once
@@ -230,9 +290,11 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
                        f"{first.gap:.2g} (tol={run.tols[0]:g}{again}), so a descent smaller than that is not found. A "
                        "smaller tol may leave w = 0; if not,")
             penalty = "" if isinstance(self.problem_.regularizer, L2) else " (or the regularizer's penalty zeroes every weight)"
+            top = float(np.abs(self.problem_.X).max())
             warnings.warn(f"{type(self).__name__}: training ended at w = 0, where every latent value ties: {why} nothing "
                           f"was learned{penalty}. Pass informative initial latent values h0 (e.g. from a simpler model), "
-                          "or another C", UserWarning, stacklevel=3)
+                          f"or another C. The features' largest |x| is {top:.3g}: if that is far from 1, standardise X",
+                          UserWarning, stacklevel=3)
 
     def _check_X(self, X, y=None):
         "Validate X for a fitted estimator: NotFittedError before fit, the training's number of features."
@@ -275,6 +337,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
 
     def score(self, X, y, sample_weight=None) -> float:
         "Mean accuracy (weighted by `sample_weight`)."
+        check_is_fitted(self, "coef_")
         return ClassifierMixin.score(self, X, self._check_classes(y), sample_weight)
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #a7c0f002

@@ -387,20 +387,31 @@ class LatentMulticlass(LatentModel):
 class ClassBlockBound(FixedLatentBound):
     "`FixedLatentBound` of a `LatentModel`: every output's joint feature is one feature row in one weight block."
 
+    def __init__(self,
+                 model, # a `LatentModel`
+                 X,     # data (n, n_latent, d)
+                 y,     # labels 0..n_classes-1, (n,)
+                 z,     # the fixed latent values, (n,)
+                ):
+        super().__init__(model, X, y, z)
+        self.losses = np.asarray(model.loss(self.y[:, None], np.arange(model.n_classes)), float)  # Delta(y_i, y'), (n, K)
+
     def loss_augmented(self,
                        w, # the weights, (D,)
                        i, # an example
                       )->Augmented:
-        "Example i's loss-augmented argmax (y, h): its row in block `feature_block`, loss and key h * n_classes + y."
-        model, x, yi = self.model, self.X[i:i + 1], self.y[i:i + 1]
-        y_hat, h_hat = model.loss_augmented_inference(x, yi, w)
-        k, h = int(y_hat[0]), int(h_hat[0])
+        """Example i's loss-augmented argmax (y, h): its row in block `feature_block`, loss and key h * n_classes + y.
+        One augmented score matrix (the argmax of `loss_augmented_inference`, the same ties), the hooks on (y, h)."""
+        model, x = self.model, self.X[i:i + 1]
+        S = model.augment(model.scores(x, w), self.y[i:i + 1])
+        h, k = divmod(int(S.argmax()), model.n_classes)
+        y_hat, h_hat = np.array([k]), np.array([h])
         block = int(np.asarray(model.feature_block(x, y_hat, h_hat))[0])
         phi = np.zeros(self.n_features)
         if block >= 0:
             row = model.feature_rows(x, y_hat, h_hat)[0]
             phi[block * row.size:(block + 1) * row.size] = row
-        return Augmented(phi, float(model.loss(yi[0], k)), h * model.n_classes + k)
+        return Augmented(phi, float(self.losses[i, k]), h * model.n_classes + k)
 
     def loss_augmented_batch(self,
                              w,   # the weights, (D,)

@@ -91,9 +91,9 @@ class SelfPacedSSVM(LatentSSVM):
                  **old,                # keywords renamed since: refused with their new name
                 ):
         refuse_renamed(old, {"mu": "anneal", "max_iter": "max_stages", "eps": "min_decrease"}, "SelfPacedSSVM")
-        super().__init__(model, C=C, bound=bound, eta=eta, bias=bias, max_iter=max_stages, eps=min_decrease, tol=tol,
-                         max_passes=max_passes, solver=solver, subset_fraction=subset_fraction,
-                         regularizer=regularizer, random_state=random_state)
+        self.model, self.C, self.bound, self.eta, self.bias = model, C, bound, eta, bias
+        self.tol, self.max_passes, self.solver = tol, max_passes, solver
+        self.subset_fraction, self.regularizer, self.random_state = subset_fraction, regularizer, random_state
         self.criterion, self.anneal, self.K0, self.init_iters = criterion, anneal, K0, init_iters
         self.min_decrease, self.max_stages, self.max_inner = min_decrease, max_stages, max_inner
 

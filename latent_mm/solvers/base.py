@@ -5,7 +5,6 @@
 # %% ../../nbs/solvers/05c_base.ipynb #ada14ae4
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -75,12 +74,9 @@ def _check_lam(lam) -> float:
     "lambda of eq. (1): a finite number > 0."
     return check_number("lam", lam, strict=True, why="lambda = 1/C, the weight of the regularizer")
 
-def _check_problem(oracle, lam, sample_weight, regularizer):
-    "Validated lam, regularizer, weights and the ground truth's features, shared by the dual solvers."
-    lam = _check_lam(lam)
-    reg = L2() if regularizer is None else regularizer
-    s = _weights(sample_weight, oracle.n_samples)
-    return lam, reg, s, np.asarray(oracle.positive_features(), dtype=float)
+def _positive(oracle) -> np.ndarray:
+    "The ground truth's features phi_i^+ as a float array (n, D), which the dual solvers start from."
+    return np.asarray(oracle.positive_features(), dtype=float)
 
 def _fresh_state(pos):
     "Every alpha_i on the ground truth (w = 0), with that output as each block's only atom."
@@ -169,8 +165,10 @@ _SOLVE_RENAMED = {"rng": "random_state"}   # the keywords `BoundSolver.solve` on
 
 class BoundSolver:
     """The contract of a bound solver: `solve` minimises P(w) of eq. (1) for one `Oracle` to the relative tolerance
-    `tol` within `max_passes` passes over the examples. Subclasses set `name`, implement `solve`, may add options
-    (arguments of `__init__` stored under their names) and override `resumes` for a state of their own."""
+    `tol` within `max_passes` passes over the examples. `solve` validates its arguments once (lam, the weights, the
+    regularizer, renamed keywords) and calls `_solve`, the method itself. Subclasses set `name`, implement `_solve`,
+    may add options (arguments of `__init__` stored under their names) and override `resumes` for a state of their
+    own."""
     name: str = None   # the solver's name in `SOLVERS`
 
     def __init__(self,
@@ -192,7 +190,23 @@ class BoundSolver:
              )->SSVMResult:
         "Minimise P(w) of `oracle`. It never warns: the result says whether it converged (a `SolverRun` logs it)."
         refuse_renamed(old, _SOLVE_RENAMED, f"{type(self).__name__}.solve")
-        raise _missing(self, "BoundSolver", "solve")
+        lam = _check_lam(lam)
+        reg = L2() if regularizer is None else regularizer
+        s = _weights(sample_weight, oracle.n_samples)
+        return self._solve(oracle, lam, reg, s, warm, w_prev=w_prev, random_state=random_state)
+
+    def _solve(self,
+               oracle:Oracle,           # the bound
+               lam:float,               # lambda of eq. (1), validated: a finite number > 0
+               regularizer:Regularizer, # R (never None)
+               s:np.ndarray,            # the sample weights, validated: (n,) finite and >= 0 (ones if none were given)
+               warm,                    # the `state` of an earlier result, or None
+               *,
+               w_prev,                  # the previous point, or None
+               random_state,            # a seed, a `numpy.random.Generator` or None
+              )->SSVMResult:
+        "The method: minimise P(w) of `oracle` from validated arguments (what a subclass implements)."
+        raise _missing(self, "BoundSolver", "_solve")
 
     def resumes(self,
                 warm, # the `state` of an earlier result, or None

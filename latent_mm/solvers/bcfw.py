@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import refuse_renamed
-from .base import (_SOLVE_RENAMED, BoundSolver, SSVMResult, _check_problem, _fresh_state, _primal,
-                                    _reported, _too_slow)
+from .base import BoundSolver, SSVMResult, _fresh_state, _positive, _primal, _reported, _too_slow
 from .oracle import Augmented
 
 # %% auto #0
@@ -30,21 +28,19 @@ class BCFW(BoundSolver):
         super().__init__(tol, max_passes)
         self.abandon = bool(abandon)
 
-    def solve(self,
-              oracle,             # the bound, an `Oracle`
-              lam,                # lambda of eq. (1), 1/C
-              regularizer=None,   # R, strongly convex (None: `L2()`)
-              sample_weight=None, # s_i >= 0, one per example (None: ones)
-              warm=None,          # an `SSVMState` (the `state` of an earlier result) to start from
-              *,
-              w_prev=None,        # returned instead of the final point if it is at least as good
-              random_state=None,  # the order of the examples in each pass (a seed or a `numpy.random.Generator`)
-              **old,              # keywords this method once took (refused, naming the new one)
-             )->SSVMResult:
+    def _solve(self,
+               oracle,       # the bound, an `Oracle`
+               lam,          # lambda of eq. (1), 1/C
+               reg,          # R, strongly convex
+               s,            # s_i >= 0, one per example
+               warm,         # an `SSVMState` (the `state` of an earlier result) to start from (None: fresh)
+               *,
+               w_prev,       # returned instead of the final point if it is at least as good
+               random_state, # the order of the examples in each pass (a seed or a `numpy.random.Generator`)
+              )->SSVMResult:
         "Minimise P(w) of `oracle` from `warm` (None: every example on its ground truth)."
-        refuse_renamed(old, _SOLVE_RENAMED, "BCFW.solve")
         tol, max_passes = self.tol, self.max_passes
-        lam, reg, s, pos = _check_problem(oracle, lam, sample_weight, regularizer)
+        pos = _positive(oracle)
         n, D = oracle.n_samples, oracle.n_features
         if warm is None:
             state = _fresh_state(pos)

@@ -11,8 +11,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .._checks import refuse_renamed, check_count
-from .base import (_SOLVE_RENAMED, BoundSolver, SSVMResult, SSVMState, _check_problem,
-                                    _fresh_state, _primal, _reported)
+from .base import (BoundSolver, SSVMResult, SSVMState, _fresh_state, _positive, _primal,
+                                    _reported)
 
 # %% auto #0
 __all__ = ['simplex_qp', 'CutSet', 'CutPlaneState', 'CuttingPlane', 'cutting_plane']
@@ -164,21 +164,19 @@ class CuttingPlane(BoundSolver):
         "Whether `warm` is a cutting-plane solve's state (its cuts hold its dual point)."
         return isinstance(warm, CutPlaneState)
 
-    def solve(self,
-              oracle,             # the bound, an `Oracle`
-              lam,                # lambda of eq. (1), 1/C
-              regularizer=None,   # R, strongly convex (None: `L2()`; others solve each restricted dual by cvxpy)
-              sample_weight=None, # s_i >= 0, one per example (None: ones)
-              warm=None,          # an `SSVMState`: its cuts (if built with the same weights) and BCFW dual point
-              *,
-              w_prev=None,        # the first point, returned if no later point is better
-              random_state=None,  # unused: the method is deterministic
-              **old,              # keywords this method once took (refused, naming the new one)
-             )->SSVMResult:
+    def _solve(self,
+               oracle,       # the bound, an `Oracle`
+               lam,          # lambda of eq. (1), 1/C
+               reg,          # R, strongly convex (`L2()`; others solve each restricted dual by cvxpy)
+               s,            # s_i >= 0, one per example
+               warm,         # an `SSVMState`: its cuts (if built with the same weights) and BCFW dual point, or None
+               *,
+               w_prev,       # the first point, returned if no later point is better
+               random_state, # unused: the method is deterministic
+              )->SSVMResult:
         "Minimise P(w) of `oracle`, from the cuts of `warm` if it has any."
-        refuse_renamed(old, _SOLVE_RENAMED, "CuttingPlane.solve")
         tol, max_iter, inactive = self.tol, self.max_passes, self.inactive
-        lam, reg, s, pos = _check_problem(oracle, lam, sample_weight, regularizer)
+        pos = _positive(oracle)
         n, D = oracle.n_samples, oracle.n_features
         C = 1.0 / lam
         pbar = s @ pos / n

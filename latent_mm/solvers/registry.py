@@ -11,11 +11,11 @@ import inspect
 import numpy as np
 
 from .._checks import refuse_renamed, check_count
-from .base import _SOLVE_RENAMED, BoundSolver, SSVMResult, _reported
+from .base import BoundSolver, SSVMResult, _reported
 from .bcfw import BCFW
 from .cutting_plane import CuttingPlane
 from .oracle import Oracle
-from .regularizers import L2, Regularizer
+from .regularizers import Regularizer
 from .sdm import SDM
 from .subgradient import Subgradient
 
@@ -37,30 +37,28 @@ class BCFWThenCuttingPlane(BoundSolver):
                 ):
         super().__init__(tol, max_passes)
 
-    def solve(self,
-              oracle,             # the bound, an `Oracle`
-              lam,                # lambda of eq. (1), 1/C
-              regularizer=None,   # R, strongly convex (None: `L2()`)
-              sample_weight=None, # s_i >= 0, one per example (None: ones)
-              warm=None,          # an `SSVMState` to start from
-              *,
-              w_prev=None,        # returned if no better point is found
-              random_state=None,  # BCFW's order of the examples (a seed or a `numpy.random.Generator`)
-              **old,              # keywords this method once took (refused, naming the new one)
-             )->SSVMResult:
+    def _solve(self,
+               oracle,       # the bound, an `Oracle`
+               lam,          # lambda of eq. (1), 1/C
+               reg,          # R, strongly convex
+               s,            # s_i >= 0, one per example
+               warm,         # an `SSVMState` to start from, or None
+               *,
+               w_prev,       # returned if no better point is found
+               random_state, # BCFW's order of the examples (a seed or a `numpy.random.Generator`)
+              )->SSVMResult:
         "Minimise P(w) of `oracle` by BCFW, handing over to the cutting-plane method when BCFW is too slow."
-        refuse_renamed(old, _SOLVE_RENAMED, "BCFWThenCuttingPlane.solve")
         tol, max_passes = self.tol, self.max_passes
-        args = (oracle, lam, regularizer, sample_weight)
-        if regularizer is not None and not regularizer.exact_line_search:
-            return BCFW(tol, max_passes).solve(*args, warm, w_prev=w_prev, random_state=random_state)
+        args = (oracle, lam, reg, s)
+        if not reg.exact_line_search:
+            return BCFW(tol, max_passes)._solve(*args, warm, w_prev=w_prev, random_state=random_state)
         cuts = CuttingPlane(tol, max_passes)
         if cuts.resumes(warm):
-            return cuts.solve(*args, warm, w_prev=w_prev)
-        res = BCFW(tol, max_passes, abandon=True).solve(*args, warm, w_prev=w_prev, random_state=random_state)
+            return cuts._solve(*args, warm, w_prev=w_prev, random_state=None)
+        res = BCFW(tol, max_passes, abandon=True)._solve(*args, warm, w_prev=w_prev, random_state=random_state)
         if res.stalled:
             first = res.n_passes
-            res = CuttingPlane(tol, max(max_passes - first, 1)).solve(*args, res.state, w_prev=res.w)
+            res = CuttingPlane(tol, max(max_passes - first, 1))._solve(*args, res.state, w_prev=res.w, random_state=None)
             res.n_passes, res.solver = res.n_passes + first, "bcfw+cutting-plane"
         return res
 
@@ -87,7 +85,7 @@ def _dual_method_takes(dual, reg, warm) -> bool:
     "Whether the sequential dual method `dual` solves with `reg` from `warm`: R in the elastic form, a ridge, its state."
     if warm is not None and not dual.resumes(warm):
         return False
-    form = (L2() if reg is None else reg).elastic_form()
+    form = reg.elastic_form()
     return form is not None and float(form.ridge) > 0
 
 class AutoSolver(BoundSolver):
@@ -101,22 +99,20 @@ class AutoSolver(BoundSolver):
                 ):
         super().__init__(tol, max_passes)
 
-    def solve(self,
-              oracle,             # the bound, an `Oracle`
-              lam,                # lambda of eq. (1), 1/C
-              regularizer=None,   # R, strongly convex (None: `L2()`)
-              sample_weight=None, # s_i >= 0, one per example (None: ones)
-              warm=None,          # the `state` of an earlier result to start from
-              *,
-              w_prev=None,        # returned if no better point is found
-              random_state=None,  # the order of the block steps (a seed or a `numpy.random.Generator`)
-              **old,              # keywords this method once took (refused, naming the new one)
-             )->SSVMResult:
+    def _solve(self,
+               oracle,       # the bound, an `Oracle`
+               lam,          # lambda of eq. (1), 1/C
+               reg,          # R, strongly convex
+               s,            # s_i >= 0, one per example
+               warm,         # the `state` of an earlier result to start from, or None
+               *,
+               w_prev,       # returned if no better point is found
+               random_state, # the order of the block steps (a seed or a `numpy.random.Generator`)
+              )->SSVMResult:
         "Minimise P(w) of `oracle` by the method its regularizer and warm state call for."
-        refuse_renamed(old, _SOLVE_RENAMED, "AutoSolver.solve")
         dual = SDM(self.tol, self.max_passes)
-        method = dual if _dual_method_takes(dual, regularizer, warm) else BCFWThenCuttingPlane(self.tol, self.max_passes)
-        return method.solve(oracle, lam, regularizer, sample_weight, warm, w_prev=w_prev, random_state=random_state)
+        method = dual if _dual_method_takes(dual, reg, warm) else BCFWThenCuttingPlane(self.tol, self.max_passes)
+        return method._solve(oracle, lam, reg, s, warm, w_prev=w_prev, random_state=random_state)
 
 # %% ../../nbs/solvers/05i_registry.ipynb #03dce7c2
 def solve_ssvm(oracle,              # the bound, an `Oracle`

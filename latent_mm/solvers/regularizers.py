@@ -60,6 +60,14 @@ class Regularizer:
         "A subgradient of R at w."
         raise _missing(self, "Regularizer", "subgradient")
 
+    def nearest_subgradient(self,
+                            w:np.ndarray,      # the weights, (D,)
+                            target:np.ndarray, # a point, (D,)
+                           )->np.ndarray:      # an element of the subdifferential of R at w, (D,)
+        """The subgradient of R at w nearest to `target` (the subgradient method's certificate wants the shortest
+        subgradient of P); default: `subgradient(w)`, right wherever R is differentiable."""
+        return self.subgradient(w)
+
     def cvxpy(self,
               w, # a cvxpy variable of shape (D,)
              ):
@@ -75,6 +83,7 @@ class L2(Regularizer):
     def prox(self, v): return v
     def conjugate(self, v): return 0.5 * float(v @ v)
     def subgradient(self, w): return np.array(w, dtype=float, copy=True)
+    def nearest_subgradient(self, w, target): return self.subgradient(w)   # R is differentiable: the gradient w
     def cvxpy(self, w):
         import cvxpy as cp
         return 0.5 * cp.sum_squares(w)
@@ -150,6 +159,19 @@ class GroupL2(Regularizer):
             norm = np.linalg.norm(w[idx])
             if norm > 0:
                 g[idx] += mu * w[idx] / norm
+        return g
+
+    def nearest_subgradient(self, w, target):
+        """ridge w + mu_p w_p / ‖w_p‖ group by group; for a group at w_p = 0, where the subdifferential is the ball of
+        radius mu_p, the point of that ball nearest to target_p."""
+        g = self.ridge * np.asarray(w, float)
+        for mu, idx in zip(self.mu, self.groups):
+            norm = np.linalg.norm(w[idx])
+            if norm > 0:
+                g[idx] += mu * w[idx] / norm
+            else:
+                t = np.linalg.norm(target[idx])
+                g[idx] += target[idx] * (min(1.0, mu / t) if t > 0 else 0.0)
         return g
 
     def cvxpy(self, w):

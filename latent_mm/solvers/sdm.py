@@ -10,11 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._checks import refuse_renamed, check_count
+from .._checks import check_count, check_number
 from ._sdm_kernels import (dense_to_csr, dual_point, group_prox, inner_passes, insert_planes,
                                             oracle_round, purge_slots, set_truth)
-from .base import (_SOLVE_RENAMED, BoundSolver, SSVMResult, _check_problem, _primal,
-                                    _reported)
+from .base import BoundSolver, SSVMResult, _positive, _primal, _reported
 
 # %% auto #0
 __all__ = ['SDMState', 'SDM', 'sdm']
@@ -195,32 +194,36 @@ class SDM(BoundSolver):
                  capacity=8,       # initial working-set capacity M (doubled when a set is full of planes with weight)
                 ):
         super().__init__(tol, max_passes)
-        self.cg_iter, self.max_age = check_count("cg_iter", cg_iter, 0), check_count("max_age", max_age, 0)
-        self.max_inner, self.inner_ratio, self.cg_rtol, self.cg_every = max_inner, inner_ratio, cg_rtol, cg_every
-        self.max_smo, self.rounds, self.capacity = max_smo, rounds, capacity
+        self.cg_iter = check_count("cg_iter", cg_iter, 0, why="0 runs no conjugate gradients")
+        self.max_age = check_count("max_age", max_age, 0, why="oracle rounds a plane may stay without weight")
+        self.max_inner = check_count("max_inner", max_inner, why="at least one pass of block steps per oracle round")
+        self.inner_ratio = check_number("inner_ratio", inner_ratio, why="a multiple of the gap outside the sets")
+        self.cg_rtol = check_number("cg_rtol", cg_rtol, high=1.0, why="a fraction of the first residual")
+        self.cg_every = check_count("cg_every", cg_every, why="passes between two runs of conjugate gradients")
+        self.max_smo = check_count("max_smo", max_smo, why="at least one SMO step per block visit")
+        self.rounds = check_count("rounds", rounds, why="at least one block step per visit")
+        self.capacity = check_count("capacity", capacity, why="the initial slots of a working set, doubled when full")
 
     def resumes(self, warm) -> bool:
         "Whether `warm` is an `SDMState`: the method continues from it; any other state starts it cold."
         return isinstance(warm, SDMState)
 
-    def solve(self,
-              oracle,             # the bound, an `Oracle`
-              lam,                # lambda of eq. (1), 1/C
-              regularizer=None,   # R = ridge/2 ||w||^2 + sum_p mu_p ||w_p|| with ridge > 0 (None: `L2()`)
-              sample_weight=None, # s_i >= 0, one per example (None: ones)
-              warm=None,          # an `SDMState` (the `state` of an earlier result) to start from; others are ignored
-              *,
-              w_prev=None,        # returned instead of the final point if it is at least as good
-              random_state=None,  # the order of the block steps (a seed or a `numpy.random.Generator`)
-              **old,              # keywords this method once took (refused, naming the new one)
-             )->SSVMResult:
+    def _solve(self,
+               oracle,       # the bound, an `Oracle`
+               lam,          # lambda of eq. (1), 1/C
+               reg,          # R = ridge/2 ||w||^2 + sum_p mu_p ||w_p|| with ridge > 0
+               s,            # s_i >= 0, one per example
+               warm,         # an `SDMState` (the `state` of an earlier result) to start from; others are ignored
+               *,
+               w_prev,       # returned instead of the final point if it is at least as good
+               random_state, # the order of the block steps (a seed or a `numpy.random.Generator`)
+              )->SSVMResult:
         "Minimise P(w) of `oracle`, from `warm` if it is an `SDMState`."
-        refuse_renamed(old, _SOLVE_RENAMED, "SDM.solve")
         tol, max_passes, max_age, max_inner, inner_ratio = (self.tol, self.max_passes, self.max_age, self.max_inner,
                                                             self.inner_ratio)
         cg_iter, cg_rtol, cg_every, max_smo, rounds = self.cg_iter, self.cg_rtol, self.cg_every, self.max_smo, self.rounds
         capacity = self.capacity
-        lam, reg, s, pos = _check_problem(oracle, lam, sample_weight, regularizer)
+        pos = _positive(oracle)
         n, D = oracle.n_samples, oracle.n_features
         ridge, grouped, fgroup, gptr, gidx, mu, free = _elastic_form(reg, D)
         if self.resumes(warm) and (warm.n, warm.D) != (n, D):
@@ -287,9 +290,11 @@ class SDM(BoundSolver):
                                     cg_iterations=int(stats[1]), cg_restarts=int(stats[2]), capacity=st.M,
                                     planes=int(st.cnt.sum())))
 
+    _OPTIONS = ("cg_iter", "max_age", "max_inner", "inner_ratio", "cg_rtol", "cg_every", "max_smo", "rounds", "capacity")
+
     def __repr__(self):
-        return (f"SDM(tol={self.tol!r}, max_passes={self.max_passes!r}, cg_iter={self.cg_iter!r}, "
-                f"max_age={self.max_age!r})")
+        options = "".join(f", {k}={getattr(self, k)!r}" for k in self._OPTIONS)
+        return f"SDM(tol={self.tol!r}, max_passes={self.max_passes!r}{options})"
 
 # %% ../../nbs/solvers/05g_sdm.ipynb #23b964c1
 def sdm(oracle,              # the bound, an `Oracle`

@@ -7,66 +7,89 @@ from __future__ import annotations
 
 import numpy as np
 
+import warnings
+
+from sklearn.exceptions import ConvergenceWarning
+
 from .._checks import refuse_renamed
-from .base import _SOLVE_RENAMED, BoundSolver, SSVMResult, _check_lam, _weights
-from .regularizers import L2
+from .base import BoundSolver, SSVMResult
 
 # %% auto #0
 __all__ = ['Subgradient', 'subgradient_descent']
 
+# %% ../../nbs/solvers/05h_subgradient.ipynb #db463330
+def _gap_bound(reg, lam, w, G) -> float:
+    "The bound (6) on P(w) - P* from the shortest subgradient G + lam u at hand; nan if R is not strongly convex."
+    mu = float(reg.strong_convexity)
+    if not mu > 0:
+        return np.nan
+    g = G + lam * reg.nearest_subgradient(w, -G / lam)
+    return float(g @ g) / (2.0 * lam * mu)
+
+def _warn_uncertified(res, tol, stacklevel=3):
+    "A `ConvergenceWarning` for a subgradient result without a certificate: what the bound was, or that there is none."
+    if np.isnan(res.gap):
+        why = "R is not strongly convex (e.g. GroupL2 with ridge=0), so nothing bounds P(w) - P*"
+    else:
+        why = f"its bound (6) on P(w) - P*, {res.gap:.3g}, is above tol={tol:.3g} x P(w)={res.primal:.3g}"
+    warnings.warn(f"subgradient stopped after {res.n_passes} steps without a certificate: {why}; the point may be "
+                  "far from the minimum (a dual method certifies R with a ridge)", ConvergenceWarning,
+                  stacklevel=stacklevel)
+
 # %% ../../nbs/solvers/05h_subgradient.ipynb #5ab90002
 class Subgradient(BoundSolver):
     """Minimise P(w) of eq. (1) by the subgradient steps of Algorithm 1 (Chen et al.) on the scale L = C P, C = 1/lam,
-    alpha_t = 1 / (eta_t + 1), eta_t = the increases of L so far; the best point visited is the result. It starts at
-    `w_prev`; `tol` is the relative change of the bound; it keeps no state."""
+    alpha_t = 1 / (eta_t + 1), eta_t = the increases of L so far, until a step changes L by at most tol |L|; the
+    best point visited is the result. It is certified (`converged`) only if R is strongly convex and the bound (6) on
+    P(w) - P* from the shortest subgradient at hand is <= tol * P(w). It starts at `w_prev`; it keeps no state."""
     name = "subgradient"
 
     def __init__(self,
-                 tol=1e-4,         # stop when a step changes L by at most tol |L|
+                 tol=1e-4,         # stop when a step changes L by at most tol |L|; certified if the bound <= tol * P(w)
                  max_passes=1000,  # steps (each calls every example's oracle once)
                 ):
         super().__init__(tol, max_passes)
 
-    def solve(self,
-              oracle,             # the bound, an `Oracle`
-              lam,                # lambda of eq. (1), 1/C
-              regularizer=None,   # R: `value` and `subgradient` only (None: `L2()`)
-              sample_weight=None, # s_i >= 0, one per example (None: ones)
-              warm=None,          # unused: the method keeps no state
-              *,
-              w_prev=None,        # the start (None: 0)
-              random_state=None,  # unused: the method is deterministic
-              **old,              # keywords this method once took (refused, naming the new one)
-             )->SSVMResult:
-        "Minimise P(w) of `oracle` from `w_prev`."
-        refuse_renamed(old, _SOLVE_RENAMED, "Subgradient.solve")
+    def _solve(self,
+               oracle,       # the bound, an `Oracle`
+               lam,          # lambda of eq. (1), 1/C
+               reg,          # R: `value`, `subgradient` and `nearest_subgradient` only
+               s,            # s_i >= 0, one per example
+               warm,         # unused: the method keeps no state
+               *,
+               w_prev,       # the start (None: 0)
+               random_state, # unused: the method is deterministic
+              )->SSVMResult:
+        "Minimise P(w) of `oracle` from `w_prev`; certify the best point by (6) where R is strongly convex."
         tol, max_steps = self.tol, self.max_passes
-        lam, reg = _check_lam(lam), L2() if regularizer is None else regularizer
         n, C = oracle.n_samples, 1.0 / lam
-        s = _weights(sample_weight, n)
         w = np.zeros(oracle.n_features) if w_prev is None else np.array(w_prev, dtype=float, copy=True)
         if w.shape != (oracle.n_features,):
             raise ValueError(f"w_prev has shape {w.shape}; it must be ({oracle.n_features},), one value per weight")
 
         def value_and_step(w):
             hinge, G = oracle.hinge_and_subgradient(w, s)
-            return reg.value(w) + C * float(s @ hinge) / n, reg.subgradient(w) + C * G
+            return reg.value(w) + C * float(s @ hinge) / n, reg.subgradient(w) + C * G, G
 
-        L, grad = value_and_step(w)
-        best_w, best_L = w, L
-        n_increases, converged, step = 0, False, 0
+        L, grad, G = value_and_step(w)
+        best_w, best_L, best_G = w, L, G
+        n_increases, settled, step = 0, False, 0
         for step in range(1, max_steps + 1):
             w = w - grad / (n_increases + 1)
-            L_new, grad = value_and_step(w)
+            L_new, grad, G = value_and_step(w)
             n_increases += L_new > L
             if L_new < best_L:
-                best_w, best_L = w, L_new
+                best_w, best_L, best_G = w, L_new, G
             if abs(L_new - L) <= tol * abs(L):
-                converged = True
+                settled = True
                 break
             L = L_new
-        return SSVMResult(w=best_w, primal=best_L / C, dual=np.nan, gap=np.nan, n_passes=step, converged=converged,
-                          state=None, solver="subgradient")
+        P = best_L / C
+        bound = _gap_bound(reg, lam, best_w, best_G)
+        return SSVMResult(w=best_w, primal=P, dual=P - bound, gap=bound, n_passes=step,
+                          converged=bool(bound <= tol * max(P, 1e-12)), state=None, solver="subgradient",
+                          info=dict(settled=settled))
+
 
 # %% ../../nbs/solvers/05h_subgradient.ipynb #5ab90003
 def subgradient_descent(oracle,              # the bound, an `Oracle`
@@ -77,8 +100,12 @@ def subgradient_descent(oracle,              # the bound, an `Oracle`
                         w_prev=None,         # the start (None: 0)
                         tol=1e-4,            # stop when a step changes L by at most tol |L|
                         max_passes=1000,     # steps (each calls every example's oracle once)
+                        warn=True,           # warn (`ConvergenceWarning`) if the result is not certified
                         **old,               # keywords this function once took (refused, naming the new one)
                        ) -> SSVMResult:
-    "`Subgradient(tol, max_passes).solve(...)` (it never warns: no certificate)."
+    "`Subgradient(tol, max_passes).solve(...)`, warning if the result is not certified by (6) (and `warn`)."
     refuse_renamed(old, {"w0": "w_prev", "max_steps": "max_passes"}, "subgradient_descent")
-    return Subgradient(tol, max_passes).solve(oracle, lam, regularizer, sample_weight, w_prev=w_prev)
+    res = Subgradient(tol, max_passes).solve(oracle, lam, regularizer, sample_weight, w_prev=w_prev)
+    if warn and not res.converged:
+        _warn_uncertified(res, tol)
+    return res

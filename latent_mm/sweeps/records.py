@@ -22,7 +22,8 @@ except ImportError:                 # Windows: no locks, one process per results
     fcntl = None
 
 # %% auto #0
-__all__ = ['config_key', 'record_digest', 'parse_record', 'load_results', 'ResultsFile']
+__all__ = ['OLDER_KEYS', 'config_key', 'record_digest', 'ResultsFileError', 'parse_record', 'migrate_record', 'load_results',
+           'ResultsFile', 'migrate_results']
 
 # %% ../../nbs/sweeps/12_records.ipynb #d62fbf7f
 def _to_json(x):
@@ -52,58 +53,122 @@ def record_digest(record: dict) -> str:
     rest = {k: v for k, v in record.items() if k != "digest"}
     return hashlib.sha256(json.dumps(rest, sort_keys=True, default=_to_json).encode()).hexdigest()[:16]
 
-# %% ../../nbs/sweeps/12_records.ipynb #44997ed9
+# %% ../../nbs/sweeps/12_records.ipynb #81e4274f
+class ResultsFileError(ValueError):
+    "A results file that is not one (a corrupt line, an unsigned record, two records of one trial): one line names the file and the line."
+
+class _Unreadable(ResultsFileError):
+    "A line that is not UTF-8 JSON: corrupt in the middle of a file; as its last line, without a newline, a write cut short."
+
+# %% ../../nbs/sweeps/12_records.ipynb #c3fbc5e2
 def parse_record(line: bytes, path, lineno: int) -> dict | None:
-    "One line of results file `path` as a record (None if blank); an error names the file and the line."
+    "One line of results file `path` as a record (None if blank), as written; an error names the file and the line."
     where = f"{path}, line {lineno}"
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"{where}: not UTF-8 ({e.reason} at byte {e.start}); the results file is corrupt") from None
+        raise _Unreadable(f"{where}: not UTF-8 ({e.reason} at byte {e.start}); the results file is corrupt") from None
     if not text.strip():
         return None
     try:
         record = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ValueError(f"{where}: not valid JSON ({e.msg}); the results file is corrupt") from None
+        raise _Unreadable(f"{where}: not valid JSON ({e.msg}); the results file is corrupt") from None
     if not (isinstance(record, dict) and isinstance(record.get("config"), dict)
             and isinstance(record.get("result"), dict)):
-        raise ValueError(f"{where}: a record must be a JSON object with a 'config' and a 'result' object, "
-                         f"not {text.strip()[:80]}")
-    if "digest" in record and record["digest"] != record_digest(record):
-        raise ValueError(f"{where}: the record does not match its digest {record['digest']!r}: it was changed after "
-                         f"it was written (by hand?); rerun the trial instead of editing its record")
+        raise ResultsFileError(f"{where}: a record must be a JSON object with a 'config' and a 'result' object, "
+                               f"not {text.strip()[:80]}")
+    if "digest" not in record:
+        raise ResultsFileError(f"{where}: the record has no digest, so an edit by hand cannot be told from it; rerun "
+                               f"the trial instead of writing its record")
+    if record["digest"] != record_digest(record):
+        raise ResultsFileError(f"{where}: the record does not match its digest {record['digest']!r}: it was changed "
+                               f"after it was written (by hand?); rerun the trial instead of editing its record")
     return record
 
-# %% ../../nbs/sweeps/12_records.ipynb #f32ad5c3
-def load_results(path) -> dict:
-    "Finished trials in a results file, by configuration key. A torn last line (an interrupted write) is skipped."
-    done, path = {}, Path(path)
-    if not path.exists():
-        return done
-    *lines, tail = path.read_bytes().split(b"\n")     # `tail`: what follows the last newline
-    for i, line in enumerate(lines):
-        record = parse_record(line, path, i + 1)
-        if record is not None:
-            done[config_key(record["config"])] = record
-    try:
-        record = parse_record(tail, path, len(lines) + 1)
-    except ValueError:
-        warnings.warn(f"{path}, line {len(lines) + 1}: ignoring a truncated last line (an interrupted write); "
-                      f"that trial will rerun")
-        record = None
-    if record is not None:                          # a complete record that lacks only its newline
-        done[config_key(record["config"])] = record
-    return done
+# %% ../../nbs/sweeps/12_records.ipynb #0bb052b8
+OLDER_KEYS = ("computed_by", "verified")      # the keys of the older, file-wide restamp
 
-# %% ../../nbs/sweeps/12_records.ipynb #48caaf85
+def migrate_record(record: dict) -> dict:
+    """`record` in today's format: one of the older format (`OLDER_KEYS`) as computed by its `computed_by` code (None:
+    unknown) and verified by none, with a new digest; any other as it is (the same object)."""
+    if not any(k in record for k in OLDER_KEYS):
+        return record
+    new = {k: v for k, v in record.items() if k not in (*OLDER_KEYS, "digest")}
+    if "computed_by" in record:
+        new["fingerprint"] = record["computed_by"]
+    return new | dict(digest=record_digest(new))
+
+# %% ../../nbs/sweeps/12_records.ipynb #a07b9129
+class _Records:
+    "The records read so far from one results file, by configuration key, with their line numbers."
+    def __init__(self, path):
+        self.path, self.done, self.lines = Path(path), {}, {}
+        self.lineno, self.older, self._warned = 0, 0, False
+
+    def clear(self):
+        "Forget what was read, to read the file again from its start (in place: whoever holds `done` sees it)."
+        self.done.clear()
+        self.lines.clear()
+        self.lineno = self.older = 0
+
+    def add(self, line: bytes):
+        "Read the next line of the file: its record, in today's format (`migrate_record`), once per configuration."
+        self.lineno += 1
+        record = parse_record(line, self.path, self.lineno)
+        if record is None:
+            return
+        new = migrate_record(record)
+        self.older += new is not record
+        key = config_key(new["config"])
+        if key in self.lines:
+            raise ResultsFileError(f"{self.path}, lines {self.lines[key]} and {self.lineno}: two records of one "
+                                   f"configuration, {key[:120]}; a results file holds one record per trial (keep one, "
+                                   f"or delete both and rerun the trial)")
+        self.done[key], self.lines[key] = new, self.lineno
+
+    def warn_older(self):
+        "Say once that records of the older format were read, and how."
+        if self.older and not self._warned:
+            warnings.warn(f"{self.path}: {self.older} records of the older format (a file-wide restamp: "
+                          f"{', '.join(OLDER_KEYS)}) are read as computed by their 'computed_by' code and verified by "
+                          f"none; migrate_results rewrites the file so")
+            self._warned = True
+
+# %% ../../nbs/sweeps/12_records.ipynb #e2b0fec6
+def _cut_short(line: bytes, path, lineno: int) -> bool:
+    "Whether the last line of a file, which lacks its newline, is a write cut short (it does not parse: warned)."
+    try:
+        parse_record(line, path, lineno)
+    except _Unreadable:
+        warnings.warn(f"{path}, line {lineno}: ignoring a truncated last line (an interrupted write); that trial "
+                      f"will rerun")
+        return True
+    return False
+
+# %% ../../nbs/sweeps/12_records.ipynb #b0487a31
+def load_results(path) -> dict:
+    "Finished trials in a results file, by configuration key; a last line cut short (an interrupted write) is skipped."
+    records, path = _Records(path), Path(path)
+    if not path.exists():
+        return records.done
+    *lines, tail = path.read_bytes().split(b"\n")     # `tail`: what follows the last newline
+    for line in lines:
+        records.add(line)
+    if not _cut_short(tail, path, len(lines) + 1):
+        records.add(tail)                               # a complete record that lacks only its newline
+    records.warn_older()
+    return records.done
+
+# %% ../../nbs/sweeps/12_records.ipynb #a0abf659
 class ResultsFile:
     "The JSON-lines results file of a sweep, shared safely by processes: locked appends, claimed trials, atomic rewrites."
     def __init__(self, path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._claims, self._inode = {}, None
-        self._reset()
+        self._claims, self._inode, self._offset = {}, None, 0
+        self._records = _Records(self.path)
+        self.done, self.lines = self._records.done, self._records.lines   # finished trials (by anyone), their lines
         self._thread_lock = threading.RLock()  # joblib may draw the next trial from another thread
         with self._locked() as f:
             self._repair(f)
@@ -111,8 +176,8 @@ class ResultsFile:
 
     def _reset(self):
         "Forget what was read (the file is read again from its start)."
-        self.done, self.lines = {}, {}           # finished trials (by anyone) and their line numbers, by key
-        self._offset, self._lineno = 0, 0
+        self._records.clear()
+        self._offset = 0
 
     @contextmanager
     def _locked(self):
@@ -136,7 +201,7 @@ class ResultsFile:
                 f.close()
 
     def _repair(self, f):
-        "End the file with a newline: a complete last record gets one, a torn one (an interrupted write) is cut off."
+        "End the file with a newline: a complete last record gets one, a last line cut short (a write) is cut off."
         size = f.seek(0, os.SEEK_END)
         if size == 0:
             return
@@ -146,14 +211,10 @@ class ResultsFile:
         f.seek(0)
         data = f.read()
         start = data.rfind(b"\n") + 1
-        lineno = data.count(b"\n") + 1
-        try:
-            parse_record(data[start:], self.path, lineno)
-            f.write(b"\n")
-        except ValueError:
-            warnings.warn(f"{self.path}, line {lineno}: ignoring a truncated last line (an interrupted write); "
-                          f"that trial will rerun")
+        if _cut_short(data[start:], self.path, data.count(b"\n") + 1):
             f.truncate(start)
+        else:
+            f.write(b"\n")
         f.flush()
         os.fsync(f.fileno())
 
@@ -163,26 +224,34 @@ class ResultsFile:
         data = f.read()
         end = data.rfind(b"\n") + 1
         for line in data[:end].split(b"\n")[:-1]:
-            self._lineno += 1
-            record = parse_record(line, self.path, self._lineno)
-            if record is not None:
-                key = config_key(record["config"])
-                self.done[key], self.lines[key] = record, self._lineno
+            self._records.add(line)
         self._offset += end
+        self._records.warn_older()
+
+    def _replace(self, f, change: Callable):
+        "Under the lock of `f` (repaired): the records replaced by `change(records)`, in a new file renamed over the old."
+        f.seek(0)
+        records = _Records(self.path)
+        for line in f.read().split(b"\n")[:-1]:
+            records.add(line)
+        new = list(change(list(records.done.values())))
+        keys = [config_key(r["config"]) for r in new]
+        unsigned = [k for k, r in zip(keys, new) if r.get("digest") != record_digest(r)]
+        if unsigned or len(set(keys)) < len(keys):
+            raise ValueError(f"{self.path}: a rewrite must keep one signed record per configuration; "
+                             f"{unsigned[0] if unsigned else 'a configuration twice'} is not")
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as out:
+            out.write(b"".join((json.dumps(r, default=_to_json) + "\n").encode("utf-8") for r in new))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, self.path)
 
     def rewrite(self, change: Callable):
         "Replace the records by `change(records)` (a list in, a list out) in one atomic step (a new file renamed over)."
         with self._locked() as f:
             self._repair(f)
-            f.seek(0)
-            lines = f.read().split(b"\n")
-            records = [r for i, line in enumerate(lines) if (r := parse_record(line, self.path, i + 1)) is not None]
-            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            with open(tmp, "wb") as out:
-                out.write(b"".join((json.dumps(r, default=_to_json) + "\n").encode("utf-8") for r in change(records)))
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, self.path)
+            self._replace(f, change)
         with self._locked() as f:
             self._read_new(f)
 
@@ -212,14 +281,23 @@ class ResultsFile:
         return True
 
     def append(self, record: dict):
-        "Append one finished trial in one write, make it durable, and release its claim."
+        """Append one finished trial in one write, make it durable, and release its claim. A record of a configuration
+        that the file holds already replaces that one (a file holds one record per trial)."""
+        key = config_key(record["config"])
+        if record.get("digest") != record_digest(record):
+            raise ValueError(f"{self.path}: the record of {key} is not signed (its digest is missing or wrong)")
         with self._locked() as f:
             self._repair(f)
-            f.write((json.dumps(record, default=_to_json) + "\n").encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
             self._read_new(f)
-        self.release(config_key(record["config"]))
+            if key in self.done:                   # a trial runs once claimed and not done, so only by hand
+                self._replace(f, lambda records: [record if config_key(r["config"]) == key else r for r in records])
+            else:
+                f.write((json.dumps(record, default=_to_json) + "\n").encode("utf-8"))
+                f.flush()
+                os.fsync(f.fileno())
+        with self._locked() as f:
+            self._read_new(f)
+        self.release(key)
 
     def release(self, key: str):
         "Give up the claim of `key`; its claim file goes once the trial is done (never before: see above)."
@@ -238,3 +316,18 @@ class ResultsFile:
         "Release every claim still held (a trial that failed or was interrupted runs again next time)."
         for key in list(self._claims):
             self.release(key)
+
+# %% ../../nbs/sweeps/12_records.ipynb #86fe9b6c
+def migrate_results(path) -> int:
+    "Rewrite the results file `path` with its records in today's format (`migrate_record`); how many were of the older one."
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such results file")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*records of the older format")
+        store = ResultsFile(path)
+        older = store._records.older
+        if older:
+            store.rewrite(lambda records: records)
+        store.close()
+    return older
