@@ -138,20 +138,23 @@ def __latent_mm_probe():
 __latent_mm_lost = __latent_mm_probe()"""
 _FIGURE_REPORT = "import json as __json; print(__json.dumps(__latent_mm_lost))"
 
-def execute_notebook(src, dst, skip_flags=("notest", "slow"), timeout: int = 3600) -> float:
-    "Execute notebook `src` in a fresh kernel, skipping cells flagged with `skip_flags`; write it to `dst`; return seconds."
+def execute_notebook(src, dst, skip_flags=("notest", "slow"), timeout: int = 3600, log=None) -> float:
+    """Execute notebook `src` in a fresh kernel, skipping cells flagged with `skip_flags`; write it to `dst`; return seconds.
+    The kernel process's own output (zmq and shutdown messages, not the cells') goes to the file `log`, or nowhere."""
     src, dst = Path(src), Path(dst)
     nb = nbformat.read(src, as_version=4)
     skipped = [c for c in nb.cells if c.cell_type == "code" and cell_flags(c.source) & set(skip_flags)]
     for c in skipped: c.metadata.setdefault("tags", []).append("skip-execution")
     nb.cells = [nbformat.v4.new_code_cell(_FIGURE_PROBE), *nb.cells, nbformat.v4.new_code_cell(_FIGURE_REPORT)]
     env = {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
-    with tempfile.TemporaryDirectory(prefix="latent-mm-kernel-") as sockets:
+    if log is not None:
+        Path(log).parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="latent-mm-kernel-") as sockets, open(log or os.devnull, "w") as chatter:
         km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k"))
         client = NotebookClient(nb, km=km, timeout=timeout, store_widget_state=True,
                                 resources={"metadata": {"path": str(src.parent.absolute())}})
         start = time.perf_counter()
-        client.execute(env=env)
+        client.execute(env=env, stdout=chatter, stderr=chatter)
     for c in skipped: c.metadata.tags[c.metadata.tags.index("skip-execution")] = "not-executed"
     report = nb.cells.pop()
     nb.cells.pop(0)
@@ -397,7 +400,8 @@ def build_site(root=".", out=None, n_workers: int = 2, skip_flags=None, modules=
     shutil.rmtree(stage, ignore_errors=True)
 
     def run(rel):
-        return str(rel), execute_notebook(nbs_path / rel, stage / rel, skip_flags=skip_flags)
+        return str(rel), execute_notebook(nbs_path / rel, stage / rel, skip_flags=skip_flags,
+                                          log=root / "docs_build" / "kernel-logs" / rel.with_suffix(".log"))
     errors = {}
     with concurrent.futures.ThreadPoolExecutor(max(1, n_workers)) as pool:
         futures = {pool.submit(run, rel): rel for _, rel in listed}

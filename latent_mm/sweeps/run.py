@@ -25,19 +25,38 @@ from .provenance import (_DATA_CALLS, StaleResultsError, code_fingerprint, resol
 __all__ = ['run_trials', 'stop_workers', 'stop_workers_at_exit', 'on_cluster']
 
 # %% ../../nbs/sweeps/12b_run.ipynb #785f64a3
+def _compile_seconds(events) -> float:
+    "Wall time spent in numba's compiler, from a recorder's (time, event) pairs; nested compilations counted once."
+    depth, total, since = 0, 0.0, 0.0
+    for t, e in events:
+        if e.is_start:
+            since, depth = (t if depth == 0 else since), depth + 1
+        elif e.is_end and depth > 0:
+            depth -= 1
+            total += (t - since) if depth == 0 else 0.0
+    return total
+
 def _run_one(func, config, fingerprint=None):
-    "Run one trial and return its record (config, result, seconds and provenance), JSON-normalised, with its digest."
+    """Run one trial and return its record (config, result, seconds and provenance), JSON-normalised, with its digest.
+    `seconds` leaves out the time numba spent compiling kernels during the trial (the first trial of a fresh install
+    compiles them; later runs load them from the cache), which the record keeps as `compile_seconds` when there was any."""
+    from numba.core import event as numba_event
     calls = _DATA_CALLS[threading.get_ident()] = {}
-    start = time.perf_counter()
-    try:
-        result = func(**config)
-    finally:
-        _DATA_CALLS.pop(threading.get_ident(), None)
-    seconds = time.perf_counter() - start
+    with numba_event.install_recorder("numba:compile") as compiled:
+        start = time.perf_counter()
+        try:
+            result = func(**config)
+        finally:
+            _DATA_CALLS.pop(threading.get_ident(), None)
+        wall = time.perf_counter() - start
+    compile_seconds = min(_compile_seconds(compiled.buffer), wall)
+    seconds = wall - compile_seconds
     if not isinstance(result, dict):
         raise TypeError(f"{getattr(func, '__name__', func)} returned {type(result).__name__}; a trial must return a dict")
     record = dict(config=config, result=result, seconds=seconds, trial=trial_name(func),
                   resolved=resolved_config(func, config), fingerprint=fingerprint or code_fingerprint(func))
+    if compile_seconds > 0:
+        record["compile_seconds"] = compile_seconds
     if calls:
         record["data"] = calls
     record = json.loads(json.dumps(record, default=_to_json))
