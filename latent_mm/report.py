@@ -284,10 +284,11 @@ def claims_table(claims, exploratory=(), level: float = 0.95) -> list[dict]:
         for c, p_holm in zip(family, adjusted):
             wide = c.at(corrected)
             up = c.wins > c.losses if c.method == "sign" else c.centre > 0
-            reads = c.reads() if not c.testable else ("higher" if up else "lower") if p_holm < 1 - level else "not detected"
+            reads = ("not testable" if not wide.testable else ("higher" if up else "lower") if p_holm < 1 - level
+                     else "not detected")                 # testable at the family's level, not only at `level`
             rows.append(dict(claim=c.label, role=role, unit=", ".join(c.unit) or "pair", units=c.n, centre=c.centre,
                              level=corrected, lo=wide.lo, hi=wide.hi, p=c.p, p_holm=float(p_holm), reads=reads,
-                             needed="" if reads != "not detected" or c.needed() is None else c.needed()))
+                             needed="" if reads != "not detected" or wide.needed() is None else wide.needed()))
     return rows
 
 # %% ../nbs/13_report.ipynb #e0d49526
