@@ -159,7 +159,7 @@ class LossBlind(LatentMulticlass):
     (WorstPredict(3), localization, "WorstPredict.predict: example"),
     (DropsLastOutput(3), localization, "DropsLast.enumerate: example 0: 17 outputs listed but the scores give 18"),
     (KeyWithoutClass(3), localization, "LatentOnlyKey.loss_augmented: example"),
-    (UnscaledScenes(2, 3, (2, 2)), scenes, "UnscaledScenes.scores: sum_v S["),
+    (UnscaledScenes(2, 3, (2, 2)), scenes, "UnscaledScenes.scores or joint_features: sum_v S["),
     (LossBlind(3), localization, "LossBlind.loss_augmented_inference: example"),
 ], ids=lambda v: v.split(":")[0] if isinstance(v, str) else None)
 def test_a_broken_method_is_named(model, data, method):
@@ -217,7 +217,7 @@ def test_a_broken_model_is_still_caught_beyond_max_configurations():
     X, y = scenes(grid=(2, 4))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartialCheckWarning)
-        with pytest.raises(ModelContractError, match=r"^UnscaledScenes.scores: "):
+        with pytest.raises(ModelContractError, match=r"^UnscaledScenes.scores or joint_features: "):
             check_model(UnscaledScenes(3, len(np.unique(y)), (2, 4)), X, y)
 
 

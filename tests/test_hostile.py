@@ -309,7 +309,9 @@ def test_a_pickled_estimator_is_small_and_predicts_the_same_elsewhere(tmp_path):
     subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
     np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), est.predict(X))
     np.testing.assert_array_equal(np.load(tmp_path / "d.npy"), est.decision_function(X))
-    assert est.run_ is est.problem_.run and "run_" not in vars(est)       # one copy of the fit's solver run
+    assert est.run_ is est.problem_.run                                   # one copy of the fit's solver run
+    back = pickle.loads(blob)                                             # its log survives, its warm state not
+    assert back.run_.n_solves == est.run_.n_solves and back.run_.warm is None and est.run_.warm is not None
 
 
 def test_self_paced_ssvm_carries_only_its_own_parameters():

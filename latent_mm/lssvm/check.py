@@ -202,7 +202,8 @@ def _features(c, S, I, Y, Z, on):
         j = int(np.flatnonzero(far)[0])
         i, k, z = I[j], Y[j], np.asarray(Z[j])
         at = f"S[{i}, {z[0]}, {k}]" if c.n_vars == 1 else f"sum_v S[{i}, v, h_v, {k}]"
-        _fail(f"{c.name}.scores", f"{at} = {want[j]:.6g} but w . phi(x_{i}, y={k}, {c.h(z)}) = {got[j]:.6g} from "
+        _fail(f"{c.name}.scores or joint_features", f"{at} = {want[j]:.6g} but w . phi(x_{i}, y={k}, {c.h(z)}) = "
+              f"{got[j]:.6g} from "
               "joint_features: the scores and the joint features describe different models")
     return Phi
 

@@ -112,13 +112,12 @@ def encode_labels(model, y):
     """`(model, classes, y_enc)` for labels `y` already checked by `check_latent_data`. A model without a class count
     is sized to the sorted distinct labels (`model.with_n_classes(n)`) and `y` is encoded as 0..n-1; a sized model
     keeps its classes 0..n_classes-1."""
-    classes = np.unique(y)
+    classes, y_enc = np.unique(y, return_inverse=True)
     if len(classes) < 2:
         raise ValueError(f"y has {len(classes)} class(es) {classes.tolist()}; at least 2 are needed: a classifier "
                          "learns to tell classes apart")
     if model.n_classes is not None:
         return model, np.arange(model.n_classes), y.astype(np.int64)
-    classes, y_enc = np.unique(y, return_inverse=True)
     return model.with_n_classes(len(classes)), classes, y_enc
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #7dd1da30
@@ -194,9 +193,9 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         if h0 is None:
             h0 = self._initial_latent(h0_rule, model, X, y_enc, sample_weight, rng)
-        run = SolverRun(solver, rng, tighten=MAX_TIGHTEN)   # the fit's bound solves and their warm state: `run_`
+        self.run_ = SolverRun(solver, rng, tighten=MAX_TIGHTEN)   # the fit's bound solves and their warm state
         self.problem_ = LatentSSVMProblem(model, X, y_enc, self.C, sample_weight=sample_weight,
-                                          regularizer=self._regularizer(model, X), run=run)
+                                          regularizer=self._regularizer(model, X), run=self.run_)
         res = self._train(self.problem_, w0, h0, select, rng)
         res.trace.info["tol"] = np.asarray(self.run_.tols[-len(res.trace):], dtype=float)
         self.tightened_ = self.run_.tightened
@@ -209,15 +208,12 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         self._fitted()
         return self
 
-    @property
-    def run_(self) -> SolverRun:
-        "The fit's solver run (`problem_.run`): its bound solves, their certificates and warm state."
-        return self.problem_.run
-
     def __getstate__(self):
-        "The fitted estimator without its training problem: the data and the solver run stay behind."
+        "The fitted estimator without its training problem and the solver's warm state; the log of its solves stays."
         state = dict(super().__getstate__())            # a copy: the fitted estimator keeps its problem
         state.pop("problem_", None)
+        if "run_" in state:
+            state["run_"] = state["run_"].detached()
         return state
 
     def set_params(self, **params):

@@ -224,8 +224,8 @@ class PottsCoherence(Bias):
                  max_sweeps=5,   # alpha-expansion passes per graph-cut solve
                 ):
         grid = check_grid(grid)
-        check_count("n_bisect", n_bisect, 0)
-        self.grid, self.n_bisect, self.max_sweeps = (int(grid[0]), int(grid[1])), n_bisect, max_sweeps
+        self.grid = (int(grid[0]), int(grid[1]))
+        self.n_bisect, self.max_sweeps = check_count("n_bisect", n_bisect, 0), check_count("max_sweeps", max_sweeps)
         self.__name__ = f"potts_coherence(grid={self.grid})"
 
     def __repr__(self): return self.__name__

@@ -96,15 +96,10 @@ def _too_slow(rel, tol, budget, start=10) -> bool:
     rate = np.log(half / now) / np.log(t / (t // 2))
     return np.log(t) + np.log(now / max(tol, 1e-300)) / rate > np.log(budget / 2)
 
-def _warn_unconverged(res, tol, limit, value, stacklevel=3):
-    warnings.warn(f"{res.solver} stopped after {limit}={value} ({res.n_passes} passes) with duality gap "
-                  f"{res.gap:.3g} > tol={tol:.3g} x P(w)={res.primal:.3g}; raise {limit} or tol", ConvergenceWarning,
-                  stacklevel=stacklevel)
-
 def _reported(res, solver, warn):
     "`res` of `solver`, after a `ConvergenceWarning` (at the caller of the solver's function) if it did not converge."
     if warn and not res.converged:
-        _warn_unconverged(res, solver.tol, "max_passes", solver.max_passes, stacklevel=4)
+        warnings.warn(solver.unconverged_message(res), ConvergenceWarning, stacklevel=3)
     return res
 
 # %% ../../nbs/solvers/05c_base.ipynb #d781bf59
@@ -213,5 +208,12 @@ class BoundSolver:
                )->bool:
         "Whether `warm` is this solver's own state, which it continues from as it is (default: no state is)."
         return False
+
+    def unconverged_message(self,
+                            res:SSVMResult, # a result of this solver that did not converge
+                           )->str:
+        "Why `res` is not certified and what to change, for a `ConvergenceWarning` (default: the duality gap)."
+        return (f"{res.solver} stopped after max_passes={self.max_passes} ({res.n_passes} passes) with duality gap "
+                f"{res.gap:.3g} > tol={self.tol:.3g} x P(w)={res.primal:.3g}; raise max_passes or tol")
 
     def __repr__(self): return f"{type(self).__name__}(tol={self.tol!r}, max_passes={self.max_passes!r})"

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 
 import numpy as np
@@ -213,5 +214,12 @@ class SolverRun:
         if not res.converged:
             self.unconverged.append((res.n_passes, res.gap / max(res.primal, 1e-12)))
         return res
+
+    def detached(self) -> SolverRun:
+        "A copy of the log without the warm state (and the first and last results without theirs): what a pickled fit keeps."
+        out = copy.copy(self)
+        out.warm = None
+        out.first, out.last = (None if r is None else dataclasses.replace(r, state=None) for r in (self.first, self.last))
+        return out
 
     def __repr__(self): return f"SolverRun({self.solver!r}, n_solves={self.n_solves})"

@@ -5,7 +5,6 @@
 # %% ../../nbs/solvers/05b_regularizers.ipynb #444abec5
 from __future__ import annotations
 
-import numbers
 from typing import NamedTuple
 
 import numpy as np
@@ -83,7 +82,6 @@ class L2(Regularizer):
     def prox(self, v): return v
     def conjugate(self, v): return 0.5 * float(v @ v)
     def subgradient(self, w): return np.array(w, dtype=float, copy=True)
-    def nearest_subgradient(self, w, target): return self.subgradient(w)   # R is differentiable: the gradient w
     def cvxpy(self, w):
         import cvxpy as cp
         return 0.5 * cp.sum_squares(w)
@@ -154,12 +152,7 @@ class GroupL2(Regularizer):
 
     def subgradient(self, w):
         "ridge w + mu_p w_p / ‖w_p‖ group by group, 0 for a group at w_p = 0 (eq. 11 of Chen et al.)."
-        g = self.ridge * np.asarray(w, float)
-        for mu, idx in zip(self.mu, self.groups):
-            norm = np.linalg.norm(w[idx])
-            if norm > 0:
-                g[idx] += mu * w[idx] / norm
-        return g
+        return self.nearest_subgradient(w, np.zeros(np.shape(w)))
 
     def nearest_subgradient(self, w, target):
         """ridge w + mu_p w_p / ‖w_p‖ group by group; for a group at w_p = 0, where the subdifferential is the ball of

@@ -7,12 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import warnings
-
-from sklearn.exceptions import ConvergenceWarning
-
 from .._checks import refuse_renamed
-from .base import BoundSolver, SSVMResult
+from .base import BoundSolver, SSVMResult, _reported
 
 # %% auto #0
 __all__ = ['Subgradient', 'subgradient_descent']
@@ -26,15 +22,6 @@ def _gap_bound(reg, lam, w, G) -> float:
     g = G + lam * reg.nearest_subgradient(w, -G / lam)
     return float(g @ g) / (2.0 * lam * mu)
 
-def _warn_uncertified(res, tol, stacklevel=3):
-    "A `ConvergenceWarning` for a subgradient result without a certificate: what the bound was, or that there is none."
-    if np.isnan(res.gap):
-        why = "R is not strongly convex (e.g. GroupL2 with ridge=0), so nothing bounds P(w) - P*"
-    else:
-        why = f"its bound (6) on P(w) - P*, {res.gap:.3g}, is above tol={tol:.3g} x P(w)={res.primal:.3g}"
-    warnings.warn(f"subgradient stopped after {res.n_passes} steps without a certificate: {why}; the point may be "
-                  "far from the minimum (a dual method certifies R with a ridge)", ConvergenceWarning,
-                  stacklevel=stacklevel)
 
 # %% ../../nbs/solvers/05h_subgradient.ipynb #5ab90002
 class Subgradient(BoundSolver):
@@ -90,6 +77,15 @@ class Subgradient(BoundSolver):
                           converged=bool(bound <= tol * max(P, 1e-12)), state=None, solver="subgradient",
                           info=dict(settled=settled))
 
+    def unconverged_message(self, res) -> str:
+        "What the bound (6) was, or that there is none."
+        if np.isnan(res.gap):
+            why = "R is not strongly convex (e.g. GroupL2 with ridge=0), so nothing bounds P(w) - P*"
+        else:
+            why = f"its bound (6) on P(w) - P*, {res.gap:.3g}, is above tol={self.tol:.3g} x P(w)={res.primal:.3g}"
+        return (f"subgradient stopped after {res.n_passes} steps without a certificate: {why}; the point may be far "
+                "from the minimum (a dual method certifies R with a ridge)")
+
 
 # %% ../../nbs/solvers/05h_subgradient.ipynb #5ab90003
 def subgradient_descent(oracle,              # the bound, an `Oracle`
@@ -105,7 +101,5 @@ def subgradient_descent(oracle,              # the bound, an `Oracle`
                        ) -> SSVMResult:
     "`Subgradient(tol, max_passes).solve(...)`, warning if the result is not certified by (6) (and `warn`)."
     refuse_renamed(old, {"w0": "w_prev", "max_steps": "max_passes"}, "subgradient_descent")
-    res = Subgradient(tol, max_passes).solve(oracle, lam, regularizer, sample_weight, w_prev=w_prev)
-    if warn and not res.converged:
-        _warn_uncertified(res, tol)
-    return res
+    solver = Subgradient(tol, max_passes)
+    return _reported(solver.solve(oracle, lam, regularizer, sample_weight, w_prev=w_prev), solver, warn)
