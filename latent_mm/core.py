@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -71,12 +72,13 @@ class GMMTrace:
     time: np.ndarray        # wall-clock seconds spent in iteration t
     v0: float               # v_0 = F(w_0), or b_{z_0}(w_0) when the first bound z_0 is given
     info: dict = field(default_factory=dict)  # per-iteration diagnostics reported by the selector
+    columns: ClassVar[tuple] = ("F", "bound_prev", "bound_new", "v", "gap", "changed", "time")  # the per-iteration fields
 
     def __len__(self): return len(self.F)
 
     def as_dict(self) -> dict:
         "Columns of the trace (and selector diagnostics) as a dict of arrays, e.g. for `pandas.DataFrame`."
-        cols = {k: getattr(self, k) for k in ("F", "bound_prev", "bound_new", "v", "gap", "changed", "time")}
+        cols = {k: getattr(self, k) for k in self.columns}
         return {"t": np.arange(1, len(self) + 1), **cols, **self.info}
 
 # %% ../nbs/00_core.ipynb #a7c31e02
@@ -189,12 +191,17 @@ class FunctionSelector(Selector):
     def __repr__(self): return getattr(self.select, "__name__", repr(self.select))
 
 # %% ../nbs/00_core.ipynb #d3bc4be7
+def _as_contract(obj, base, wrapper):
+    "`obj` as an instance of the contract `base`: itself if it is one, a function wrapped by `wrapper`, else None."
+    if isinstance(obj, base):
+        return obj
+    return wrapper(obj) if callable(obj) and not isinstance(obj, type) else None
+
 def as_selector(select) -> Selector:
     "`select` as a `Selector`: a selector as it is, a function wrapped; anything else is refused naming the contract."
-    if isinstance(select, Selector):
-        return select
-    if callable(select) and not isinstance(select, type):
-        return FunctionSelector(select)
+    out = _as_contract(select, Selector, FunctionSelector)
+    if out is not None:
+        return out
     hint = (f"; a rule by name is latent_mm.selection.make_selector({select!r})" if isinstance(select, str) else "")
     raise TypeError(f"select={select!r} must be a Selector or a function select(R, budget, z_prev, rng) -> (z, info)"
                     + hint)
@@ -287,7 +294,7 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
             raise InvalidBoundError(f"h0's bound at w0 is {b0}, below F(w0)={F_prev}: the problem's bound is not "
                                     "an upper bound of its objective")
         v = v0 = max(b0, F_prev)
-    rows = {k: [] for k in ("F", "bound_prev", "bound_new", "v", "gap", "changed", "time")}
+    rows = {k: [] for k in GMMTrace.columns}
     info_rows: dict[str, list] = {}
     z = z_prev = None
     converged = False

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from ._kernels import random_bound
-from .core import ProblemSelector, Selector, as_selector
+from .core import ProblemSelector, Selector, _as_contract, as_selector
 from ._checks import check_count, check_number
 
 # %% auto #0
@@ -200,10 +200,9 @@ class FunctionBias(Bias):
 # %% ../nbs/02_selection.ipynb #d75426b7
 def as_bias(bias) -> Bias:
     "`bias` as a `Bias`: a bias as it is, a function wrapped; anything else is refused naming the contract."
-    if isinstance(bias, Bias):
-        return bias
-    if callable(bias) and not isinstance(bias, type):
-        return FunctionBias(bias)
+    out = _as_contract(bias, Bias, FunctionBias)
+    if out is not None:
+        return out
     raise TypeError(f"bias={bias!r} must be a function bias(R, z_prev, rng) -> scores, or a Bias")
 
 # %% ../nbs/02_selection.ipynb #05f7a134

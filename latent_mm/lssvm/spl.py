@@ -159,8 +159,7 @@ def _spl_objective(problem, w, z, v, threshold) -> float:
 # %% ../../nbs/lssvm/05_spl.ipynb #a8add47c
 def _joined(stages) -> GMMTrace:
     "The stages' traces as one trace, with the stage of every row in `info['stage']`."
-    cols = ("F", "bound_prev", "bound_new", "v", "gap", "changed", "time")
-    joined = {k: np.concatenate([getattr(r.trace, k) for r in stages]) for k in cols}
+    joined = {k: np.concatenate([getattr(r.trace, k) for r in stages]) for k in GMMTrace.columns}
     keys = set().union(*(r.trace.info for r in stages))
     info = {k: np.concatenate([r.trace.info.get(k, np.full(len(r.trace), np.nan)) for r in stages]) for k in keys}
     info["stage"] = np.concatenate([np.full(len(r.trace), s, dtype=float) for s, r in enumerate(stages)])

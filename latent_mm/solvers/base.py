@@ -34,6 +34,14 @@ def _primal(oracle, w, lam, s, reg, pos):
     H = np.maximum(oracle.max_augmented(w) - pos @ w, 0.0)
     return lam * reg.value(w) + float(s @ H) / oracle.n_samples
 
+def _no_worse(w, P, w_prev, oracle, lam, s, reg, pos) -> tuple:
+    "(w, P), or a copy of `w_prev` and its P if it is at least as good: a solve never ends above its previous point."
+    if w_prev is not None:
+        P_prev = _primal(oracle, np.asarray(w_prev, float), lam, s, reg, pos)
+        if P_prev <= P:
+            return np.array(w_prev, dtype=float, copy=True), P_prev
+    return w, P
+
 def _weights(sample_weight, n):
     "Validated per-example weights (ones when None)."
     s = check_sample_weight(sample_weight, n)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import BoundSolver, SSVMResult, _fresh_state, _positive, _primal, _reported, _too_slow
+from .base import (BoundSolver, SSVMResult, _fresh_state, _no_worse, _positive, _primal, _reported,
+                                    _too_slow)
 from .oracle import Augmented
 
 # %% auto #0
@@ -107,11 +108,7 @@ class BCFW(BoundSolver):
             if self.abandon and _too_slow(rel, tol, max_passes):
                 stalled = True
                 break
-        w = np.array(w, dtype=float, copy=True)
-        if w_prev is not None:
-            P_prev = _primal(oracle, np.asarray(w_prev, float), lam, s, reg, pos)
-            if P_prev <= P:
-                w, P = np.array(w_prev, dtype=float, copy=True), P_prev
+        w, P = _no_worse(np.array(w, dtype=float, copy=True), P, w_prev, oracle, lam, s, reg, pos)
         return SSVMResult(w=w, primal=P, dual=D_val, gap=P - D_val, n_passes=passes, converged=converged, state=state,
                           solver="bcfw", stalled=stalled)
 

@@ -11,7 +11,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .._checks import refuse_renamed, check_count
-from .base import (BoundSolver, SSVMResult, SSVMState, _fresh_state, _positive, _primal,
+from .base import (BoundSolver, SSVMResult, SSVMState, _fresh_state, _no_worse, _positive, _primal,
                                     _reported)
 
 # %% auto #0
@@ -211,11 +211,8 @@ class CuttingPlane(BoundSolver):
                 keep[0] = True                                       # the slack's cut stays
                 if not keep.all():
                     A, Q, b, u, age, G = A[keep], Q[keep], b[keep], u[keep], age[keep], G[np.ix_(keep, keep)]
-        w_best, P_best = np.array(w_best, dtype=float, copy=True), float(P_best)
-        if w_prev is not None:
-            P_prev = _primal(oracle, np.asarray(w_prev, float), lam, s, reg, pos)
-            if P_prev <= P_best:
-                w_best, P_best = np.array(w_prev, dtype=float, copy=True), P_prev
+        w_best, P_best = _no_worse(np.array(w_best, dtype=float, copy=True), float(P_best), w_prev, oracle, lam, s,
+                                   reg, pos)
         new = CutPlaneState.of(_fresh_state(pos) if warm is None else warm, CutSet(Q, b, u, age, s.copy()))
         return SSVMResult(w=w_best, primal=P_best, dual=D_best, gap=P_best - D_best, n_passes=it,
                           converged=converged, state=new, solver="cutting-plane")

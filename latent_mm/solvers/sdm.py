@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from .._checks import check_count, check_number
 from ._sdm_kernels import (dense_to_csr, dual_point, group_prox, inner_passes, insert_planes,
                                             oracle_round, purge_slots, set_truth)
-from .base import BoundSolver, SSVMResult, _positive, _primal, _reported
+from .base import BoundSolver, SSVMResult, _no_worse, _positive, _primal, _reported
 
 # %% auto #0
 __all__ = ['SDMState', 'SDM', 'sdm']
@@ -279,11 +279,7 @@ class SDM(BoundSolver):
         if not converged:                                      # the point the last passes reached
             P = _primal(oracle, w, lam, s, reg, pos)
             D_val = -lam * reg.conjugate(v) + float(weight @ (st.alpha[ex] * st.loss[ex]).sum(1))
-        w = w.copy()
-        if w_prev is not None:
-            P_prev = _primal(oracle, np.asarray(w_prev, float), lam, s, reg, pos)
-            if P_prev <= P:
-                w, P = np.array(w_prev, dtype=float, copy=True), P_prev
+        w, P = _no_worse(w.copy(), P, w_prev, oracle, lam, s, reg, pos)
         return SSVMResult(w=w, primal=float(P), dual=float(D_val), gap=float(P - D_val), n_passes=n_rounds,
                           converged=converged, state=st, solver="sdm",
                           info=dict(block_passes=n_inner, block_visits=int(stats[3]), smo_steps=int(stats[0]),
