@@ -194,7 +194,7 @@ def run_verify(args) -> int:
     bad, plans = [], []
     for path in files:                   # a corrupt or empty file is said in one line; the other files go on
         try:
-            plans.append((path, verify_plan(path, args.sample, strata=tuple(args.strata), all_records=args.all_records)[1]))
+            plans.append((path, verify_plan(path, args.sample, strata=tuple(args.strata), all_records=args.all_records)))
         except (OSError, ValueError) as e:
             print(f"\n{path.name}: not verified: {e}", flush=True)
             bad.append(path.name)
@@ -203,18 +203,18 @@ def run_verify(args) -> int:
             print(f"latent-mm verify: {error}", file=sys.stderr)
             return 2
         if plans:
-            print(_estimate(plans, args.n_jobs, args.scheduler), file=sys.stderr, flush=True)
-        bar = stack.enter_context(tqdm(total=sum(len(c) for _, c in plans), desc="verify", unit="trial",
+            print(_estimate([(path, chosen) for path, (_, chosen) in plans], args.n_jobs, args.scheduler),
+                  file=sys.stderr, flush=True)
+        bar = stack.enter_context(tqdm(total=sum(len(c) for _, (_, c) in plans), desc="verify", unit="trial",
                                        disable=not args.progress, leave=False, file=sys.stderr))
-        for path, chosen in plans:
+        for path, plan in plans:
             start = bar.n
             try:
-                v = verify_results(path, args.sample, strata=tuple(args.strata), all_records=args.all_records,
-                                   trial=args.trial, rtol=args.rtol, restamp=args.restamp, n_jobs=args.n_jobs,
-                                   progress=bar.update)
+                v = verify_results(path, trial=args.trial, rtol=args.rtol, restamp=args.restamp, n_jobs=args.n_jobs,
+                                   progress=bar.update, plan=plan)
             except Exception as e:       # a trial its configuration breaks, an unregistered trial function
                 tqdm.write(f"\n{path.name}: not verified: {type(e).__name__}: {e}", file=sys.stdout)
-                bar.update(len(chosen) - (bar.n - start))
+                bar.update(len(plan[1]) - (bar.n - start))
                 bad.append(path.name)
                 continue
             tqdm.write(f"\n{_report(v)}\n{format_table(v.rows, floatfmt='{:.3g}')}", file=sys.stdout)

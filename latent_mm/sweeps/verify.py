@@ -88,17 +88,26 @@ def registered_trial(name: str) -> Callable:
 def _trials_of(path, trial=None) -> Callable:
     "A function from a record of results file `path` to its trial function: the registered one it names, else `trial`."
     given = registered_trial(trial) if isinstance(trial, str) else trial
+    found = {} if given is None else {trial_name(given): given}
     def func_of(record):
         name = record.get("trial") or (given and trial_name(given))
         if name is None:
             raise ValueError(f"{path}: its records name no trial function; give trial= (a function)")
-        if given is not None and trial_name(given) == name:
-            return given
-        try:
-            return registered_trial(name)
-        except ValueError as e:
-            raise ValueError(f"{path}: {e}") from None
+        if name not in found:
+            try:
+                found[name] = registered_trial(name)
+            except ValueError as e:
+                raise ValueError(f"{path}: {e}") from None
+        return found[name]
     return func_of
+
+def _fingerprints(func_of, records) -> dict:
+    "The fingerprint of today's code of every trial function the records name, by the function's id (once each)."
+    prints = {}
+    for r in records:
+        if id(f := func_of(r)) not in prints:
+            prints[id(f)] = code_fingerprint(f)
+    return prints
 
 # %% ../../nbs/sweeps/12c_verify.ipynb #e9bd88f4
 @dataclass
@@ -148,22 +157,22 @@ def _summary(config: dict, width: int = 70) -> str:
 # %% ../../nbs/sweeps/12c_verify.ipynb #f8f9a087
 def verify_results(path, sample: int = 1, *, strata=tuple(STRATA), all_records: bool = False, trial=None,
                    rtol: float = 1e-6, atol: float = 1e-9, restamp: bool = False, n_jobs: int = 1, backend=None,
-                   progress: Callable | None = None) -> Verification:
+                   progress: Callable | None = None, plan: tuple | None = None) -> Verification:
     """Rerun trials of the results file `path` with today's code and compare each result with its record: the stratified
     sample `sample_trials(records, sample, strata)`, or every record (`all_records`). A record's trial function is looked
     up among the registered ones (`registered_trial`); `trial`: a function (or a registered name) for records that
     name none or name it. `restamp`: stamp each rerun record that matched `verified_by` today's fingerprint (see above).
-    `n_jobs`, `backend`: as `run_trials`' (within `on_cluster`, on the cluster). `progress`: called with 1 per trial."""
+    `n_jobs`, `backend`: as `run_trials`' (within `on_cluster`, on the cluster). `progress`: called with 1 per trial.
+    `plan`: `verify_plan(path, ...)` already at hand (the file is then not read again before the reruns)."""
     path = Path(path)
-    records, chosen = verify_plan(path, sample, strata=strata, all_records=all_records)
+    records, chosen = plan if plan is not None else verify_plan(path, sample, strata=strata, all_records=all_records)
     func_of = _trials_of(path, trial)
-    funcs = {id(f): f for f in map(func_of, records)}
-    prints = {i: code_fingerprint(f) for i, f in funcs.items()}
+    prints = _fingerprints(func_of, records)
     today = lambda r: prints[id(func_of(r))]
     now = {}
-    for i, func in funcs.items():
+    for func in {id(f): f for f in map(func_of, chosen)}.values():
         mine = [r["config"] for r in chosen if func_of(r) is func]
-        for record in _execute(func, mine, n_jobs, _backend_of(backend), prints[i]):
+        for record in _execute(func, mine, n_jobs, _backend_of(backend), prints[id(func)]):
             now[config_key(record["config"])] = record
             if progress is not None:
                 progress(1)
@@ -198,7 +207,7 @@ def verification_status(path, trial=None) -> VerificationStatus:
     "How much of the results file `path` stands for today's code, from its records alone (nothing is rerun)."
     records, sample = verify_plan(path)
     func_of = _trials_of(path, trial)
-    prints = {id(f): code_fingerprint(f) for f in {id(f): f for f in map(func_of, records)}.values()}
+    prints = _fingerprints(func_of, records)
     today = lambda r: prints[id(func_of(r))]
     return VerificationStatus(len(records), sum(is_current(r, today(r)) for r in records),
                               sum(r.get("verified_by") == today(r) for r in records),
