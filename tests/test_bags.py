@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from latent_mm.lssvm import (Bags, GroupNormSSVM, LatentMulticlass, LatentSSVM, LatentSSVMProblem, MultipleInstance,
+from latent_mm.lssvm import (Bags, GroupNormSSVM, LatentBinary, LatentMulticlass, LatentSSVM, LatentSSVMProblem, MultipleInstance,
                              SelfPacedSSVM, check_latent_data, check_model, toy_bags)
 from latent_mm.lssvm.bias import multifold_mil
 from latent_mm.lssvm.criteria import Entropy, slack
@@ -138,10 +138,10 @@ def test_fit_matches_the_padded_reference(model, padded):
 
 # ---------------------------------------------------------------- against brute force
 
-@pytest.mark.parametrize("model", [MultipleInstance, lambda: LatentMulticlass(3)])
+@pytest.mark.parametrize("model", [MultipleInstance, LatentBinary, lambda: LatentMulticlass(3)])
 def test_objective_and_inference_against_brute_force(model):
     bags = _ragged(n=6, max_size=3, random_state=4)
-    y = np.array([1, 0, 1, 1, 0, 0]) if model is MultipleInstance else np.arange(6) % 3
+    y = np.array([1, 0, 1, 1, 0, 0]) if model in (MultipleInstance, LatentBinary) else np.arange(6) % 3
     X, y, _ = check_latent_data(bags, y)
     m = model()
     problem = LatentSSVMProblem(m, X, y, C=2.0)
@@ -188,6 +188,18 @@ def test_estimators_fit_bags_of_different_sizes():
     assert np.all(found < np.array([len(b) for b in bags]))
     assert np.mean(found[y == 1] == witness[y == 1]) >= 0.9
     assert set(check_model(MultipleInstance(), bags[:12], y[:12])["skipped"]) == set()
+
+
+def test_binary_model_on_bags_of_one_size_is_the_3d_model():
+    rng = np.random.default_rng(7)
+    X, y = rng.normal(size=(30, 5, 3)), np.arange(30) % 2
+    X[np.arange(30), rng.integers(0, 5, 30)] += 2.5 * y[:, None]
+    a = LatentSSVM(LatentBinary(), C=2.0, random_state=0).fit(X, y)
+    b = LatentSSVM(LatentBinary(), C=2.0, random_state=0).fit(Bags.from_list(list(X)), y)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-8)
+    np.testing.assert_array_equal(a.latent_, b.latent_)
+    ragged = [x[:2 + i % 4] for i, x in enumerate(X)]
+    assert LatentSSVM(LatentBinary(), C=2.0, random_state=0).fit(ragged, y).score(ragged, y) >= 0.8
 
 
 def test_multiclass_fits_bags_from_the_default_start():

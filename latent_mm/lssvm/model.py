@@ -250,9 +250,19 @@ class Bags:
         out[self.positions()] = values
         return out
 
-    def mean(self) -> np.ndarray:
-        "Every bag's mean row, (n, d) (bags are never empty)."
+    def mean(self,
+             axis=1, # the axis of the latent values, as on the 3-D array (the only one)
+            )->np.ndarray:
+        "Every bag's mean row, (n, d), as `X.mean(1)` of the 3-D array (bags are never empty)."
+        if axis != 1:
+            raise ValueError(f"axis={axis!r}: Bags average over their rows only (axis=1)")
         return np.add.reduceat(self.rows, self.offsets[:-1], axis=0) / self.n_latent[:, None]
+
+    def __matmul__(self,
+                   W, # weights, (d,) or (d, K)
+                  )->np.ndarray:
+        "`X @ W` as on the 3-D array: every row's product with W, padded (n, largest n_latent[, K]) with -inf."
+        return self.pad(self.rows @ W)
 
 # %% ../../nbs/lssvm/00_model.ipynb #3fb6f34c
 def as_latent_data(X):
@@ -532,7 +542,7 @@ class ClassBlockBound(FixedLatentBound):
 
 # %% ../../nbs/lssvm/00_model.ipynb #37b4d96c
 class LatentBinary(LatentModel):
-    """Binary latent SVM for X of shape (n, n_latent, d) and labels {0, 1}: label 1 scores row h of x, label 0
+    """Binary latent SVM for X of shape (n, n_latent, d) (or `Bags`) and labels {0, 1}: label 1 scores row h of x, label 0
     (a single latent value, h = 0) scores the mean row of x; coefficients of shape (2, d)."""
 
     def __init__(self):
@@ -544,14 +554,14 @@ class LatentBinary(LatentModel):
 
     def feature_rows(self, X, y, h) -> np.ndarray:
         "Row h of x for label 1; the mean row of x for label 0 (whose only latent value is 0)."
-        X, y, h = np.asarray(X, float), np.asarray(y), np.asarray(h)
+        X, y, h = as_latent_data(X), np.asarray(y), np.asarray(h)
         if np.any((y == 0) & (h != 0)):
             raise ValueError(f"h={h[(y == 0) & (h != 0)][0]!r}: label 0 has the single latent value 0")
         return np.where((y == 0)[:, None], X.mean(1), X[np.arange(len(X)), h])
 
     def scores(self, X, w) -> np.ndarray:
         "S[i, h, y], shape (n, n_latent, 2); S[i, h > 0, 0] = -inf (label 0 has one latent value)."
-        X = np.asarray(X, float)
+        X = as_latent_data(X)
         W = np.asarray(w, float).reshape(2, -1)
         S = np.full(X.shape[:2] + (2,), -np.inf)
         S[:, :, 1] = X @ W[1]
