@@ -269,3 +269,27 @@ def test_memory_of_a_musk2_shaped_fit():
     finally:
         tracemalloc.stop()
     assert peak < 4 * instances, (peak, instances)        # the data's one copy as Bags plus small working arrays
+
+
+# ---------------------------------------------------------------- sparse bags
+
+def test_sparse_bags_fit_as_the_dense_ones():
+    import scipy.sparse as sp
+    bags, y, _ = toy_bags(n=40, random_state=3)
+    bags = [np.where(np.abs(b) < 0.5, 0.0, b) for b in bags]             # sparse-ish features
+    sparse = [sp.csr_matrix(b) for b in bags]
+    X, _, _ = check_latent_data(sparse, y)
+    assert isinstance(X, Bags) and sp.issparse(X.rows) and X.rows.nnz == sum(np.count_nonzero(b) for b in bags)
+    np.testing.assert_array_equal(X[np.arange(40), np.zeros(40, int)], np.stack([b[0] for b in bags]))
+    np.testing.assert_allclose(X.mean(1), np.stack([b.mean(0) for b in bags]))
+    a = LatentSSVM(MultipleInstance(), C=5.0, random_state=0).fit(bags, y)
+    b = LatentSSVM(MultipleInstance(), C=5.0, random_state=0).fit(sparse, y)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)
+    np.testing.assert_array_equal(a.latent_, b.latent_)
+    np.testing.assert_array_equal(a.predict(bags), b.predict(sparse))
+    equal = [sp.csr_matrix(b[:1]) for b in bags]                        # one shape, sparse: still bags
+    assert isinstance(check_latent_data(equal)[0], Bags)
+    bad = [s.copy() for s in sparse]
+    bad[5].data[0] = np.nan
+    with pytest.raises(ValueError, match=r"first in example 5, row"):
+        check_latent_data(bad, y)

@@ -35,13 +35,14 @@ def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
     shape (n,) + `model.latent_shape(X)`, values below `model.n_latent_values(X)` (and below a bag's n_latent_i; by
     default one value in 0..n_latent-1 per example). Errors name the offending value. A `model` validates X further
     with its `check_input(X)` (e.g. against its grid)."""
-    if sp.issparse(X) or (isinstance(X, (list, tuple)) and any(sp.issparse(x) for x in X)):
-        raise ValueError(f"X holds scipy.sparse matrices ({type(X).__name__}): sparse input is not accepted yet; pass "
-                         "a dense array: X.toarray(), or [x.toarray() for x in X] for a list of matrices")
+    if sp.issparse(X):
+        raise ValueError(f"X is one scipy.sparse matrix ({type(X).__name__}) of shape {X.shape}: sparse input is not "
+                         "accepted yet as one matrix, whose examples have no latent values; pass a list of n sparse "
+                         "matrices (n_latent_i, d), one per example, or a dense array: X.toarray()")
     if isinstance(X, (list, tuple)):
         X = _list_data(X)
     X = _check_bags(X) if isinstance(X, Bags) else _check_array(X)
-    top = float(np.abs(instance_rows(X)).max())
+    top = float(abs(instance_rows(X)).max())
     if not np.isfinite(top * top * X.shape[2]):
         raise ValueError(f"X's largest |x| is {top:.3g}: products of {X.shape[2]} such features overflow float64 "
                          "(max 1.8e308); standardise X (e.g. divide each feature by its standard deviation)")
@@ -55,7 +56,7 @@ def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #01ed9025
 def _list_data(X):
-    "A list of 2-D examples: as it is when every shape is the same (the 3-D array), else `Bags`."
+    "A list of 2-D examples: as it is when every shape is the same and dense (the 3-D array), else `Bags`."
     shapes = [np.shape(x) for x in X]
     for i, sh in enumerate(shapes):
         if len(sh) != 2 or len(shapes[0]) != 2 or sh[1] != shapes[0][1]:
@@ -64,7 +65,7 @@ def _list_data(X):
         if sh[0] == 0:
             raise ValueError(f"X[{i}] has shape {sh}: an empty bag has no latent value; every example needs at least "
                              "one row")
-    if len(set(shapes)) <= 1:
+    if len(set(shapes)) <= 1 and not any(sp.issparse(x) for x in X):
         return X
     if any(np.iscomplexobj(x) for x in X):
         raise ValueError("X is complex; features must be real numbers (pass the real parts if the imaginary parts are 0)")
@@ -99,9 +100,10 @@ def _check_bags(X):
         i = int(np.flatnonzero(X.n_latent == 0)[0])
         raise ValueError(f"X[{i}] has shape (0, {d}): an empty bag has no latent value; every example needs at least "
                          "one row")
-    bad = ~np.isfinite(X.rows)
+    bad = ~np.isfinite(X.rows.data if sp.issparse(X.rows) else X.rows)
     if bad.any():
-        r = int(np.argwhere(bad)[0][0])
+        r = int(np.searchsorted(X.rows.indptr, np.flatnonzero(bad)[0], side="right") - 1 if sp.issparse(X.rows) else
+                np.argwhere(bad)[0][0])
         i = int(np.searchsorted(o, r, side="right") - 1)
         raise ValueError(f"X contains {int(bad.sum())} NaN or infinite feature(s) (first in example {i}, row "
                          f"{r - o[i]}): features must be finite")
@@ -334,7 +336,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
                        f"{first.gap:.2g} (tol={run.tols[0]:g}{again}), so a descent smaller than that is not found. A "
                        "smaller tol may leave w = 0; if not,")
             penalty = "" if isinstance(self.problem_.regularizer, L2) else " (or the regularizer's penalty zeroes every weight)"
-            top = float(np.abs(instance_rows(self.problem_.X)).max())
+            top = float(abs(instance_rows(self.problem_.X)).max())
             warnings.warn(f"{type(self).__name__}: training ended at w = 0, where every latent value ties: {why} nothing "
                           f"was learned{penalty}. Pass informative initial latent values h0 (e.g. from a simpler model), "
                           f"or another C. The features' largest |x| is {top:.3g}: if that is far from 1, standardise X",

@@ -171,21 +171,27 @@ class BaseLatentModel:
 # %% ../../nbs/lssvm/00_model.ipynb #be18128b
 class Bags:
     """Examples with any number of latent values each, stored without padding: one row matrix `rows` (N, d) of every
-    example's rows in turn and `offsets` (n + 1,), example i the rows offsets[i]:offsets[i+1] (as CSR stores a matrix)."""
+    example's rows in turn (a float array, or a CSR matrix for sparse features) and `offsets` (n + 1,), example i the
+    rows offsets[i]:offsets[i+1] (as CSR stores a matrix)."""
 
     def __init__(self,
-                 rows,    # every example's rows one after the other, (N, d)
+                 rows,    # every example's rows one after the other, (N, d): an array or a scipy.sparse matrix
                  offsets, # where every example starts, (n + 1,): 0, ..., N, non-decreasing
                 ):
-        self.rows, self.offsets = np.asarray(rows, dtype=float), np.asarray(offsets, dtype=np.int64)
+        self.rows = sp.csr_matrix(rows, dtype=float) if sp.issparse(rows) else np.asarray(rows, dtype=float)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
 
     @classmethod
     def from_list(cls,
-                  bags, # n arrays of shape (n_latent_i, d)
+                  bags, # n arrays (or scipy.sparse matrices) of shape (n_latent_i, d)
                  )->Bags:
-        "Bags of a list of 2-D arrays (their rows copied once into one matrix)."
-        lengths = np.array([len(b) for b in bags], dtype=np.int64)
-        return cls(np.concatenate([np.asarray(b, dtype=float) for b in bags]), np.concatenate([[0], np.cumsum(lengths)]))
+        "Bags of a list of 2-D arrays (their rows copied once into one matrix; sparse if any bag is sparse)."
+        lengths = np.array([np.shape(b)[0] for b in bags], dtype=np.int64)
+        if any(sp.issparse(b) for b in bags):
+            rows = sp.vstack([sp.csr_matrix(b, dtype=float) for b in bags], format="csr")
+        else:
+            rows = np.concatenate([np.asarray(b, dtype=float) for b in bags])
+        return cls(rows, np.concatenate([[0], np.cumsum(lengths)]))
 
     def __len__(self): return len(self.offsets) - 1
 
@@ -207,7 +213,7 @@ class Bags:
     def positions(self) -> tuple:
         "(example, latent value) of every row, two (N,) arrays."
         example = np.repeat(np.arange(len(self)), self.n_latent)
-        return example, np.arange(len(self.rows)) - self.offsets[example]
+        return example, np.arange(self.rows.shape[0]) - self.offsets[example]
 
     def take(self,
              idx, # examples, (m,) integers
@@ -227,7 +233,10 @@ class Bags:
                 raise IndexError(f"h={np.broadcast_to(h, np.broadcast(i, h).shape).flat[j]} is out of range for bag "
                                  f"{np.broadcast_to(i, np.broadcast(i, h).shape).flat[j]} of "
                                  f"{self.n_latent[np.broadcast_to(i, np.broadcast(i, h).shape).flat[j]]} latent values")
-            return self.rows[self.offsets[i] + h]
+            at = np.broadcast_to(self.offsets[i] + h, np.broadcast(i, h).shape)
+            if sp.issparse(self.rows):                           # one row per example: dense (n, d), small
+                return self.rows[at.ravel()].toarray().reshape(at.shape + (self.rows.shape[1],))
+            return self.rows[at]
         if isinstance(key, (int, np.integer)):
             i = range(len(self))[key]
             return self.rows[self.offsets[i]:self.offsets[i + 1]]
@@ -256,13 +265,18 @@ class Bags:
         "Every bag's mean row, (n, d), as `X.mean(1)` of the 3-D array (bags are never empty)."
         if axis != 1:
             raise ValueError(f"axis={axis!r}: Bags average over their rows only (axis=1)")
+        if sp.issparse(self.rows):
+            example = np.repeat(np.arange(len(self)), self.n_latent)
+            A = sp.csr_matrix((1.0 / self.n_latent[example], (example, np.arange(len(example)))),
+                              shape=(len(self), len(example)))
+            return np.asarray((A @ self.rows).todense())
         return np.add.reduceat(self.rows, self.offsets[:-1], axis=0) / self.n_latent[:, None]
 
     def __matmul__(self,
                    W, # weights, (d,) or (d, K)
                   )->np.ndarray:
         "`X @ W` as on the 3-D array: every row's product with W, padded (n, largest n_latent[, K]) with -inf."
-        return self.pad(self.rows @ W)
+        return self.pad(np.asarray(self.rows @ W))
 
 # %% ../../nbs/lssvm/00_model.ipynb #3fb6f34c
 def as_latent_data(X):
@@ -270,7 +284,7 @@ def as_latent_data(X):
     return X if isinstance(X, Bags) else np.asarray(X, dtype=float)
 
 def instance_rows(X) -> np.ndarray:
-    "Every latent value's feature row, (N, d): the rows of bags, or the 3-D array's rows in order."
+    "Every latent value's feature row, (N, d): the rows of bags (sparse ones as they are), or the 3-D array's rows."
     X = as_latent_data(X)
     return X.rows if isinstance(X, Bags) else X.reshape(-1, X.shape[-1])
 
@@ -280,7 +294,7 @@ def instance_scores(X, # data: a 3-D array (n, n_latent, d) or `Bags`
     "x_ih . W_k for every example, latent value and row k, (n, n_latent, K): one matrix product; -inf off a bag's rows."
     X = as_latent_data(X)
     if isinstance(X, Bags):
-        return X.pad(X.rows @ W.T)
+        return X.pad(np.asarray(X.rows @ W.T))
     return (X.reshape(-1, X.shape[-1]) @ W.T).reshape(X.shape[:-1] + (len(W),))
 
 # %% ../../nbs/lssvm/00_model.ipynb #bc24aeaa
