@@ -10,7 +10,7 @@ import pytest
 from latent_mm.experiments.localization import make_localization
 from latent_mm.experiments.spl_motif import make_motif_data, motif_features
 from latent_mm.lssvm import (ClassBlockBound, LatentBinary, LatentModel, LatentMulticlass, ModelContractError,
-                             check_model, toy_localization)
+                             MultipleInstance, check_model, toy_bags, toy_localization)
 from latent_mm.lssvm.check import PartialCheckWarning
 from latent_mm.lssvm.group_norm import LatentStateBlocks, toy_states
 from latent_mm.scene import RBoWModel, toy_scenes
@@ -53,6 +53,10 @@ def cases():
     yield "localization experiment", LatentMulticlass(3), loc["X"], loc["y"]
     motif = make_motif_data(n=8, length=14, motif_length=4, random_state=0)
     yield "motif experiment", LatentBinary(), motif_features(motif["seqs"], 4), motif["y"]
+    bags, yb, _ = toy_bags(n=10, max_size=4, random_state=1)
+    yield "multiple instance, bags", MultipleInstance(), bags, yb
+    yield "multiclass, bags", LatentMulticlass(2), bags, yb
+    yield "binary, bags", LatentBinary(), bags, yb
     Xs, ys, _ = toy_states(n=8, random_state=1)
     yield "state blocks", LatentStateBlocks(2), Xs, ys
     yield "state blocks, null class", LatentStateBlocks(2, null_class=0), Xs, ys

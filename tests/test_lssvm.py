@@ -111,8 +111,8 @@ def test_binary_latent_svm_is_the_two_class_case():
 def test_bad_input_names_the_value():
     X, y, h = toy_localization(n=20, random_state=0)
     est = LatentSSVM(LatentMulticlass())
-    with pytest.raises(ValueError, match=r"X\[2\] has shape \(5, 5\)"):
-        est.fit([X[0], X[1], X[2][:5]], y[:3])
+    with pytest.raises(ValueError, match=r"X\[2\] has shape \(6, 4\)"):
+        est.fit([X[0], X[1], X[2][:, :4]], y[:3])
     Xn = X.copy(); Xn[3, 1, 0] = np.inf
     with pytest.raises(ValueError, match="first in example 3"):
         est.fit(Xn, y)

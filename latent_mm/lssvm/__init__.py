@@ -1,14 +1,15 @@
 """Latent structural SVMs: the model contract and its oracle, the LS-SVM objective, and the estimators of the family."""
 
-from .model import BaseLatentModel, ClassBlockBound, FixedLatentBound, LatentBinary, LatentModel, LatentMulticlass
+from .model import Bags, BaseLatentModel, ClassBlockBound, FixedLatentBound, LatentBinary, LatentModel, LatentMulticlass
 from .problem import LatentSSVMProblem
 from .estimator import (MAX_TIGHTEN, LatentSSVM, check_latent_data, check_sample_weight, encode_labels, pooled_features,
                         pooled_start, toy_localization)
 from .spl import SelfPacedSSVM
 from .group_norm import GroupNormSSVM
 from .check import ModelContractError, PartialCheckWarning, check_model
+from .multiple_instance import MultipleInstance, toy_bags
 
 __all__ = ['MAX_TIGHTEN', 'BaseLatentModel', 'LatentModel', 'LatentMulticlass', 'FixedLatentBound', 'ClassBlockBound',
            'LatentSSVMProblem', 'check_latent_data', 'encode_labels', 'check_sample_weight', 'LatentSSVM',
            'pooled_features', 'pooled_start', 'LatentBinary', 'toy_localization', 'SelfPacedSSVM', 'GroupNormSSVM',
-           'check_model', 'ModelContractError', 'PartialCheckWarning']
+           'check_model', 'ModelContractError', 'PartialCheckWarning', 'Bags', 'MultipleInstance', 'toy_bags']

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 from .._checks import check_number
+from .model import as_latent_data
 
 # %% auto #0
 __all__ = ['CRITERIA', 'slack', 'Entropy', 'entropy', 'nnls_gram', 'least_distance', 'output_features', 'novelty_constraints',
@@ -133,10 +134,10 @@ def least_distance(G,  # Gram matrices Psi Psi' of the constraints (B, m, m)
 
 # %% ../../nbs/lssvm/04_criteria.ipynb #f3fe3581
 def output_features(model,  # a `latent_mm.lssvm.LatentModel`
-                    X,      # features (n, n_latent, d)
+                    X,      # features (n, n_latent, d) or `Bags` (n_latent: the largest bag)
                    ):
     "Joint features of every output, Phi (n, n_latent * n_classes, D) in (h, y) order, and which outputs exist."
-    X = np.asarray(X, float)
+    X = as_latent_data(X)
     n, H, _ = X.shape
     n_classes = model.n_classes
     valid = np.isfinite(model.scores(X, np.zeros(model.size_joint_feature(X)))).reshape(n, H * n_classes)

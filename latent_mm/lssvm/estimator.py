@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._checks import check_sample_weight
 from ..core import gmm
-from .model import LatentModel, LatentMulticlass
+from .model import Bags, LatentModel, LatentMulticlass, as_latent_data, instance_rows
 from .problem import LatentSSVMProblem
 from ..selection import SELECTORS, make_selector
 from ..solvers import L2, SOLVERS, BoundSolver, EnumeratedSSVM, SolverRun, make_solver, room_below
@@ -29,19 +29,50 @@ __all__ = ['MAX_TIGHTEN', 'check_latent_data', 'encode_labels', 'LatentSSVM', 'p
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #d9b49e6d
 def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
-    """Validate X (n, n_latent, d) (a 3-D array or a list of equal-shape 2-D arrays, finite), labels y and
-    initial latent values h0 (shape (n,) + `model.latent_shape(X)`, values below `model.n_latent_values(X)`; by
-    default one value in 0..n_latent-1 per example); return them as arrays. Errors name the offending value.
-    A `model` validates X further with its `check_input(X)` (e.g. against its grid)."""
-    if sp.issparse(X) or (isinstance(X, (list, tuple)) and any(sp.issparse(x) for x in X)):
-        raise ValueError(f"X holds scipy.sparse matrices ({type(X).__name__}): sparse input is not accepted yet; pass "
-                         "a dense array: X.toarray(), or np.stack([x.toarray() for x in X]) for a list of matrices")
+    """Validate X, labels y and initial latent values h0; return them as arrays. X is a 3-D array (n, n_latent, d), a
+    list of n 2-D arrays (n_latent_i, d) (of one shape: stacked into the 3-D array; of several lengths: `Bags`, one row
+    matrix plus offsets, never padded) or `Bags`; every bag has a row and every row the same d finite features. h0 has
+    shape (n,) + `model.latent_shape(X)`, values below `model.n_latent_values(X)` (and below a bag's n_latent_i; by
+    default one value in 0..n_latent-1 per example). Errors name the offending value. A `model` validates X further
+    with its `check_input(X)` (e.g. against its grid)."""
+    if sp.issparse(X):
+        raise ValueError(f"X is one scipy.sparse matrix ({type(X).__name__}) of shape {X.shape}: sparse input is not "
+                         "accepted yet as one matrix, whose examples have no latent values; pass a list of n sparse "
+                         "matrices (n_latent_i, d), one per example, or a dense array: X.toarray()")
     if isinstance(X, (list, tuple)):
-        shapes = [np.shape(x) for x in X]
-        for i, sh in enumerate(shapes):
-            if len(sh) != 2 or sh != shapes[0]:
-                raise ValueError(f"X[{i}] has shape {sh} but X[0] has shape {shapes[0]}: every example needs an "
-                                 "(n_latent, n_features) array of the same shape (pad or subsample latent values)")
+        X = _list_data(X)
+    X = _check_bags(X) if isinstance(X, Bags) else _check_array(X)
+    top = float(abs(instance_rows(X)).max())
+    if not np.isfinite(top * top * X.shape[2]):
+        raise ValueError(f"X's largest |x| is {top:.3g}: products of {X.shape[2]} such features overflow float64 "
+                         "(max 1.8e308); standardise X (e.g. divide each feature by its standard deviation)")
+    if model is not None:
+        model.check_input(X)
+    if y is not None:
+        y = _check_labels(y, len(X), n_classes)
+    if h0 is not None:
+        h0 = _check_h0(h0, X, model)
+    return X, y, h0
+
+# %% ../../nbs/lssvm/02_estimator.ipynb #01ed9025
+def _list_data(X):
+    "A list of 2-D examples: as it is when every shape is the same and dense (the 3-D array), else `Bags`."
+    shapes = [np.shape(x) for x in X]
+    for i, sh in enumerate(shapes):
+        if len(sh) != 2 or len(shapes[0]) != 2 or sh[1] != shapes[0][1]:
+            raise ValueError(f"X[{i}] has shape {sh} but X[0] has shape {shapes[0]}: every example needs an "
+                             "(n_latent_i, n_features) array with the same n_features")
+        if sh[0] == 0:
+            raise ValueError(f"X[{i}] has shape {sh}: an empty bag has no latent value; every example needs at least "
+                             "one row")
+    if len(set(shapes)) <= 1 and not any(sp.issparse(x) for x in X):
+        return X
+    if any(np.iscomplexobj(x) for x in X):
+        raise ValueError("X is complex; features must be real numbers (pass the real parts if the imaginary parts are 0)")
+    return Bags.from_list(X)
+
+def _check_array(X):
+    "The 3-D array (n, n_latent, d): real, at least one of each, finite."
     X = np.asarray(X)
     if X.dtype.kind == "c":
         raise ValueError(f"X is complex ({X.dtype}); features must be real numbers (pass X.real if the imaginary "
@@ -55,17 +86,28 @@ def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
     if bad.any():
         i = int(np.argwhere(bad)[0][0])
         raise ValueError(f"X contains {int(bad.sum())} NaN or infinite feature(s) (first in example {i})")
-    top = float(np.abs(X).max())
-    if not np.isfinite(top * top * X.shape[2]):
-        raise ValueError(f"X's largest |x| is {top:.3g}: products of {X.shape[2]} such features overflow float64 "
-                         "(max 1.8e308); standardise X (e.g. divide each feature by its standard deviation)")
-    if model is not None:
-        model.check_input(X)
-    if y is not None:
-        y = _check_labels(y, len(X), n_classes)
-    if h0 is not None:
-        h0 = _check_h0(h0, X, model)
-    return X, y, h0
+    return X
+
+def _check_bags(X):
+    "`Bags`: offsets from 0 to the rows, no empty bag, at least one feature, finite."
+    n_rows, d = X.rows.shape if X.rows.ndim == 2 else (None, None)
+    if d is None or len(X) == 0 or d == 0:
+        raise ValueError(f"X has rows of shape {X.rows.shape} in {len(X)} bags: it needs at least one bag and one feature")
+    o = X.offsets
+    if o[0] != 0 or o[-1] != n_rows or np.any(np.diff(o) < 0):
+        raise ValueError(f"X's offsets run from {o[0]} to {o[-1]}: they must be non-decreasing from 0 to its {n_rows} rows")
+    if np.any(X.n_latent == 0):
+        i = int(np.flatnonzero(X.n_latent == 0)[0])
+        raise ValueError(f"X[{i}] has shape (0, {d}): an empty bag has no latent value; every example needs at least "
+                         "one row")
+    bad = ~np.isfinite(X.rows.data if sp.issparse(X.rows) else X.rows)
+    if bad.any():
+        r = int(np.searchsorted(X.rows.indptr, np.flatnonzero(bad)[0], side="right") - 1 if sp.issparse(X.rows) else
+                np.argwhere(bad)[0][0])
+        i = int(np.searchsorted(o, r, side="right") - 1)
+        raise ValueError(f"X contains {int(bad.sum())} NaN or infinite feature(s) (first in example {i}, row "
+                         f"{r - o[i]}): features must be finite")
+    return X
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #36937d95
 def _check_labels(y, n, n_classes=None):
@@ -101,6 +143,10 @@ def _check_h0(h0, X, model=None):
     if h0.shape != shape or not np.issubdtype(h0.dtype, np.integer):
         raise ValueError(f"h0 has shape {h0.shape} and dtype {h0.dtype}; it must be {shape} integers")
     out = (h0 < 0) | (h0 >= m)
+    if isinstance(X, Bags) and h0.ndim == 1 and np.any(~out & (h0 >= X.n_latent)):   # a bag's own number of rows
+        i = int(np.flatnonzero(~out & (h0 >= X.n_latent))[0])
+        raise ValueError(f"h0[{i}]={h0[i]} is out of range for bag {i} of {X.n_latent[i]} latent values "
+                         f"(0..{X.n_latent[i] - 1})")
     if out.any():
         i = tuple(int(k) for k in np.argwhere(out)[0])
         where = i[0] if len(i) == 1 else ", ".join(map(str, i))
@@ -163,7 +209,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self,
-            X,                   # (n, n_latent, d) features, one row per latent value
+            X,                   # (n, n_latent, d) features, one row per latent value, or n bags (n_latent_i, d)
             y,                   # labels
             h0="auto",           # initial latent values (n,) + model.latent_shape(X); 'auto': `pooled_start`; None: 0
             sample_weight=None,  # s_i >= 0 per example (default 1)
@@ -286,7 +332,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
                        f"{first.gap:.2g} (tol={run.tols[0]:g}{again}), so a descent smaller than that is not found. A "
                        "smaller tol may leave w = 0; if not,")
             penalty = "" if isinstance(self.problem_.regularizer, L2) else " (or the regularizer's penalty zeroes every weight)"
-            top = float(np.abs(self.problem_.X).max())
+            top = float(abs(instance_rows(self.problem_.X)).max())
             warnings.warn(f"{type(self).__name__}: training ended at w = 0, where every latent value ties: {why} nothing "
                           f"was learned{penalty}. Pass informative initial latent values h0 (e.g. from a simpler model), "
                           f"or another C. The features' largest |x| is {top:.3g}: if that is far from 1, standardise X",
@@ -339,12 +385,16 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
 # %% ../../nbs/lssvm/02_estimator.ipynb #a7c0f002
 def pooled_features(model, X) -> np.ndarray:
     "phī(x_i, y): the mean of phi(x_i, y, h) over the latent values h that output y has, shape (n, n_classes, D)."
-    X = np.asarray(X, float)
+    X = as_latent_data(X)
     exists = np.isfinite(model.scores(X, np.zeros(model.size_joint_feature(X))))      # (n, n_latent, n_classes)
     Phi = np.zeros((len(X), model.n_classes, model.size_joint_feature(X)))
-    for h, y in zip(*np.nonzero(exists.any(0))):                 # one batched joint feature per output (h, y)
-        on = np.flatnonzero(exists[:, h, y])
-        Phi[on, y] += model.joint_features(X[on], np.full(on.size, y), np.full(on.size, h))
+    for y in range(model.n_classes):
+        has = np.flatnonzero(exists[:, :, y].any(1))             # the examples with an output of class y
+        Xy = X if has.size == len(X) else X[has]                # (bags: gathered at most once per class)
+        first = exists[has, :, y].argmax(1)
+        for h in np.flatnonzero(exists[has, :, y].any(0)):       # one batched joint feature per output (h, y), ...
+            on = exists[has, h, y]                               # ... at h where it exists, at a valid value elsewhere
+            Phi[has[on], y] += model.joint_features(Xy, np.full(has.size, y), np.where(on, h, first))[on]
     return Phi / np.maximum(exists.sum(1), 1)[:, :, None]
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #a7c0f003

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .estimator import LatentSSVM, check_latent_data
-from .model import ClassBlockBound, LatentModel
+from .model import Bags, ClassBlockBound, LatentModel
 from ..solvers import Augmented, GroupL2, make_solver
 from .._checks import check_groups
 
@@ -45,6 +45,13 @@ class LatentStateBlocks(LatentModel):
     def coef_shape(self, X) -> tuple:
         "Shape of the weights for data `X` (n, n_latent, d): one block of d weights per (weighted class, latent state)."
         return (len(self.weighted), np.shape(X)[1], np.shape(X)[-1])
+
+    def check_input(self, X):
+        "Every example has the same latent states (one weight block per state): bags of several sizes are refused."
+        if isinstance(X, Bags):
+            raise ValueError(f"X holds bags of {X.n_latent.min()} to {X.n_latent.max()} latent values: {self!r} has one "
+                             "weight block per (class, latent state), so every example needs the same states; pass a "
+                             "3-D array (n, n_latent, d)")
 
     def feature_block(self, X, y, h) -> np.ndarray:
         "Block of output (y_i, h_i): the slot of y_i among the weighted classes times n_latent plus h_i (-1: null class)."

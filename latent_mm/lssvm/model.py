@@ -12,7 +12,8 @@ from ..solvers import Augmented, Oracle
 from .._checks import check_count
 
 # %% auto #0
-__all__ = ['BaseLatentModel', 'FixedLatentBound', 'LatentModel', 'LatentMulticlass', 'ClassBlockBound', 'LatentBinary']
+__all__ = ['BaseLatentModel', 'Bags', 'as_latent_data', 'instance_rows', 'instance_scores', 'FixedLatentBound', 'LatentModel',
+           'LatentMulticlass', 'ClassBlockBound', 'LatentBinary']
 
 # %% ../../nbs/lssvm/00_model.ipynb #b26281e2
 def _abstract(model, name):
@@ -167,6 +168,135 @@ class BaseLatentModel:
         "Refused: the oracle of a fixed-latent bound is `oracle(X, y, z)`."
         raise TypeError("model.bound(...) is now model.oracle(...)")
 
+# %% ../../nbs/lssvm/00_model.ipynb #be18128b
+class Bags:
+    """Examples with any number of latent values each, stored without padding: one row matrix `rows` (N, d) of every
+    example's rows in turn (a float array, or a CSR matrix for sparse features) and `offsets` (n + 1,), example i the
+    rows offsets[i]:offsets[i+1] (as CSR stores a matrix)."""
+
+    def __init__(self,
+                 rows,    # every example's rows one after the other, (N, d): an array or a scipy.sparse matrix
+                 offsets, # where every example starts, (n + 1,): 0, ..., N, non-decreasing
+                ):
+        self.rows = sp.csr_matrix(rows, dtype=float) if sp.issparse(rows) else np.asarray(rows, dtype=float)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+
+    @classmethod
+    def from_list(cls,
+                  bags, # n arrays (or scipy.sparse matrices) of shape (n_latent_i, d)
+                 )->Bags:
+        "Bags of a list of 2-D arrays (their rows copied once into one matrix; sparse if any bag is sparse)."
+        lengths = np.array([np.shape(b)[0] for b in bags], dtype=np.int64)
+        if any(sp.issparse(b) for b in bags):
+            rows = sp.vstack([sp.csr_matrix(b, dtype=float) for b in bags], format="csr")
+        else:
+            rows = np.concatenate([np.asarray(b, dtype=float) for b in bags])
+        return cls(rows, np.concatenate([[0], np.cumsum(lengths)]))
+
+    def __len__(self): return len(self.offsets) - 1
+
+    def __repr__(self): return f"Bags(n={len(self)}, n_latent={self.n_latent.min()}..{self.n_latent.max()}, d={self.shape[2]})"
+
+    @property
+    def n_latent(self) -> np.ndarray:
+        "Number of latent values (rows) of every example, (n,)."
+        return np.diff(self.offsets)
+
+    @property
+    def shape(self) -> tuple:
+        "(n, the largest n_latent, d): the shape of the padded array the bags stand for (never built)."
+        return (len(self), int(self.n_latent.max(initial=0)), self.rows.shape[1])
+
+    @property
+    def ndim(self) -> int: return 3
+
+    def positions(self) -> tuple:
+        "(example, latent value) of every row, two (N,) arrays."
+        example = np.repeat(np.arange(len(self)), self.n_latent)
+        return example, np.arange(self.rows.shape[0]) - self.offsets[example]
+
+    def take(self,
+             idx, # examples, (m,) integers
+            )->Bags:
+        "The bags of examples `idx`, one gather of their rows."
+        idx = np.asarray(idx, dtype=np.int64)
+        lengths = self.n_latent[idx]
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        return Bags(self.rows[np.arange(offsets[-1]) + np.repeat(self.offsets[idx] - offsets[:-1], lengths)], offsets)
+
+    def __getitem__(self, key):
+        "Bag i's rows (int), the sub-container (slice, index array, mask), or one row per example (examples, h)."
+        if isinstance(key, tuple):
+            i, h = np.asarray(key[0]), np.asarray(key[1])
+            if np.any((h < 0) | (h >= self.n_latent[i])):
+                j = np.flatnonzero(np.broadcast_to((h < 0) | (h >= self.n_latent[i]), np.broadcast(i, h).shape))[0]
+                raise IndexError(f"h={np.broadcast_to(h, np.broadcast(i, h).shape).flat[j]} is out of range for bag "
+                                 f"{np.broadcast_to(i, np.broadcast(i, h).shape).flat[j]} of "
+                                 f"{self.n_latent[np.broadcast_to(i, np.broadcast(i, h).shape).flat[j]]} latent values")
+            at = np.broadcast_to(self.offsets[i] + h, np.broadcast(i, h).shape)
+            if sp.issparse(self.rows):                           # one row per example: dense (n, d), small
+                return self.rows[at.ravel()].toarray().reshape(at.shape + (self.rows.shape[1],))
+            return self.rows[at]
+        if isinstance(key, (int, np.integer)):
+            i = range(len(self))[key]
+            return self.rows[self.offsets[i]:self.offsets[i + 1]]
+        if isinstance(key, slice):
+            start, stop, step = key.indices(len(self))
+            if step == 1:
+                stop = max(stop, start)
+                return Bags(self.rows[self.offsets[start]:self.offsets[stop]], self.offsets[start:stop + 1] - self.offsets[start])
+            return self.take(np.arange(start, stop, step))
+        key = np.asarray(key)
+        return self.take(np.flatnonzero(key) if key.dtype == bool else key)
+
+    def pad(self,
+            values,         # one value (or row of values) per instance, (N, ...)
+            fill=-np.inf,   # the value of the missing slots
+           )->np.ndarray:
+        "Per-instance values as a padded (n, largest n_latent, ...) array with `fill` on every bag's missing slots."
+        values = np.asarray(values)
+        out = np.full(self.shape[:2] + values.shape[1:], fill, dtype=np.result_type(values, np.asarray(fill)))
+        out[self.positions()] = values
+        return out
+
+    def mean(self,
+             axis=1, # the axis of the latent values, as on the 3-D array (the only one)
+            )->np.ndarray:
+        "Every bag's mean row, (n, d), as `X.mean(1)` of the 3-D array (bags are never empty)."
+        if axis != 1:
+            raise ValueError(f"axis={axis!r}: Bags average over their rows only (axis=1)")
+        if sp.issparse(self.rows):
+            example = np.repeat(np.arange(len(self)), self.n_latent)
+            A = sp.csr_matrix((1.0 / self.n_latent[example], (example, np.arange(len(example)))),
+                              shape=(len(self), len(example)))
+            return np.asarray((A @ self.rows).todense())
+        return np.add.reduceat(self.rows, self.offsets[:-1], axis=0) / self.n_latent[:, None]
+
+    def __matmul__(self,
+                   W, # weights, (d,) or (d, K)
+                  )->np.ndarray:
+        "`X @ W` as on the 3-D array: every row's product with W, padded (n, largest n_latent[, K]) with -inf."
+        return self.pad(np.asarray(self.rows @ W))
+
+# %% ../../nbs/lssvm/00_model.ipynb #3fb6f34c
+def as_latent_data(X):
+    "X as a model computes with it: `Bags` as they are, anything else a float array (n, n_latent, d)."
+    return X if isinstance(X, Bags) else np.asarray(X, dtype=float)
+
+def instance_rows(X) -> np.ndarray:
+    "Every latent value's feature row, (N, d): the rows of bags (sparse ones as they are), or the 3-D array's rows."
+    X = as_latent_data(X)
+    return X.rows if isinstance(X, Bags) else X.reshape(-1, X.shape[-1])
+
+def instance_scores(X, # data: a 3-D array (n, n_latent, d) or `Bags`
+                    W, # weight rows, (K, d)
+                   )->np.ndarray:
+    "x_ih . W_k for every example, latent value and row k, (n, n_latent, K): one matrix product; -inf off a bag's rows."
+    X = as_latent_data(X)
+    if isinstance(X, Bags):
+        return X.pad(np.asarray(X.rows @ W.T))
+    return (X.reshape(-1, X.shape[-1]) @ W.T).reshape(X.shape[:-1] + (len(W),))
+
 # %% ../../nbs/lssvm/00_model.ipynb #bc24aeaa
 class FixedLatentBound(Oracle):
     "The bound b_z of G-MM eq. (9) as a solver sees it (latent values `z` fixed), for any model of the contract."
@@ -177,7 +307,7 @@ class FixedLatentBound(Oracle):
                  y,     # labels 0..n_classes-1, (n,)
                  z,     # the fixed latent values, (n,) + model.latent_shape(X)
                 ):
-        self.model, self.X, self.y, self.z = model, np.asarray(X, float), np.asarray(y), np.asarray(z)
+        self.model, self.X, self.y, self.z = model, as_latent_data(X), np.asarray(y), np.asarray(z)
         self.n_samples, self.n_features = len(self.X), model.size_joint_feature(self.X)
 
     def positive_features(self) -> np.ndarray:
@@ -220,7 +350,7 @@ class FixedLatentBound(Oracle):
         x = self.X[i:i + 1]
         exists = np.isfinite(self.model.scores(x, np.zeros(self.n_features)))[0]      # (n_latent, n_classes)
         h, y = np.nonzero(exists.T)[::-1]                                              # class-major order
-        Phi = self.model.joint_features(np.repeat(x, len(y), 0), y, h)
+        Phi = self.model.joint_features(x[np.zeros(len(y), dtype=np.int64)], y, h)
         return Phi, self.model.loss(self.y[i], y)
 
     def _batch_inference(self, w, idx) -> tuple:
@@ -241,8 +371,8 @@ class FixedLatentBound(Oracle):
 
 # %% ../../nbs/lssvm/00_model.ipynb #e3e9d4f5
 class LatentModel(BaseLatentModel):
-    """The class-block model of G-MM eq. (12), the default of the contract: data `X` of shape (n, n_latent, d), one
-    latent variable per example whose values are the rows of `X[i]`, and output (y, h) writing one feature row into
+    """The class-block model of G-MM eq. (12), the default of the contract: data `X` of shape (n, n_latent, d) or
+    `Bags` of any sizes, one latent variable per example whose values are the rows of `X[i]`, and output (y, h) writing one feature row into
     one weight block. Subclasses override the hooks `feature_block` and `feature_rows` and the `scores`."""
 
     def latent_shape(self,
@@ -277,7 +407,7 @@ class LatentModel(BaseLatentModel):
                      h, # a latent value per example, (n,)
                     )->np.ndarray:
         "The feature row of output (y_i, h_i) for every example, shape (n, d): row h_i of x_i here."
-        X = np.asarray(X, float)
+        X = as_latent_data(X)
         return X[np.arange(len(X)), h]
 
     def joint_features(self,
@@ -286,7 +416,7 @@ class LatentModel(BaseLatentModel):
                        h, # a latent value per example, (n,)
                       )->np.ndarray:
         "phi(x_i, y_i, h_i) for every example, shape (n, D): each example's feature row in its block."
-        X = np.asarray(X, float)
+        X = as_latent_data(X)
         block, rows = np.asarray(self.feature_block(X, y, h)), self.feature_rows(X, y, h)
         n, d = rows.shape
         Phi = np.zeros((n, self.size_joint_feature(X) // d, d))
@@ -301,7 +431,7 @@ class LatentModel(BaseLatentModel):
                     s, # a weight per example, (n,)
                    )->np.ndarray:
         "sum_i s_i phi(x_i, y_i, h_i), shape (D,), as one (blocks x n) @ (n x d) product."
-        X = np.asarray(X, float)
+        X = as_latent_data(X)
         block, rows = np.asarray(self.feature_block(X, y, h)), self.feature_rows(X, y, h)
         n, d = rows.shape
         weights = np.zeros((self.size_joint_feature(X) // d, n))
@@ -313,10 +443,8 @@ class LatentModel(BaseLatentModel):
                X, # data (n, n_latent, d)
                w, # the weights, (D,)
               )->np.ndarray:
-        "S[i, h, y] = w . phi(x_i, y, h), shape (n, n_latent, n_classes): w_y . x_ih, one matrix product."
-        W = np.asarray(w, float).reshape(self.n_classes, -1)
-        X = np.asarray(X, float)
-        return (X.reshape(-1, X.shape[-1]) @ W.T).reshape(X.shape[:-1] + (self.n_classes,))
+        "S[i, h, y] = w . phi(x_i, y, h), shape (n, n_latent, n_classes): w_y . x_ih, one matrix product (-inf off a bag)."
+        return instance_scores(X, np.asarray(w, float).reshape(self.n_classes, -1))
 
     def augment(self,
                 S, # scores S[i, h, y'] from `scores`
@@ -428,7 +556,7 @@ class ClassBlockBound(FixedLatentBound):
 
 # %% ../../nbs/lssvm/00_model.ipynb #37b4d96c
 class LatentBinary(LatentModel):
-    """Binary latent SVM for X of shape (n, n_latent, d) and labels {0, 1}: label 1 scores row h of x, label 0
+    """Binary latent SVM for X of shape (n, n_latent, d) (or `Bags`) and labels {0, 1}: label 1 scores row h of x, label 0
     (a single latent value, h = 0) scores the mean row of x; coefficients of shape (2, d)."""
 
     def __init__(self):
@@ -440,14 +568,14 @@ class LatentBinary(LatentModel):
 
     def feature_rows(self, X, y, h) -> np.ndarray:
         "Row h of x for label 1; the mean row of x for label 0 (whose only latent value is 0)."
-        X, y, h = np.asarray(X, float), np.asarray(y), np.asarray(h)
+        X, y, h = as_latent_data(X), np.asarray(y), np.asarray(h)
         if np.any((y == 0) & (h != 0)):
             raise ValueError(f"h={h[(y == 0) & (h != 0)][0]!r}: label 0 has the single latent value 0")
         return np.where((y == 0)[:, None], X.mean(1), X[np.arange(len(X)), h])
 
     def scores(self, X, w) -> np.ndarray:
         "S[i, h, y], shape (n, n_latent, 2); S[i, h > 0, 0] = -inf (label 0 has one latent value)."
-        X = np.asarray(X, float)
+        X = as_latent_data(X)
         W = np.asarray(w, float).reshape(2, -1)
         S = np.full(X.shape[:2] + (2,), -np.inf)
         S[:, :, 1] = X @ W[1]
