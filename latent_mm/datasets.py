@@ -18,7 +18,7 @@ from ._checks import check_count, check_number
 
 # %% auto #0
 __all__ = ['DATA_DIR', 'MIL_DATASETS', 'load_d31', 'load_cloud', 'load_norm25', 'make_norm25', 'make_gmm200',
-           'load_rotated_digits', 'load_mil']
+           'load_rotated_digits', 'load_mil', 'toy_localization', 'toy_bags']
 
 # %% ../nbs/03_datasets.ipynb #aaa3f20c
 # beside this module's file, whatever the working directory holds (a clone named latent_mm shadows the package)
@@ -163,3 +163,44 @@ def load_mil(name) -> tuple[list[np.ndarray], np.ndarray]:
     "A shipped MIL benchmark (see `MIL_DATASETS`): a list of bags, float arrays (n_instances, d) in file order, and 0/1 bag labels."
     A = _load(f"mil_{_check_mil_name(name)}.txt.gz")
     return _bags_from_rows(A[:, 0].astype(int), A[:, 1].astype(int), A[:, 2:])
+
+# %% ../nbs/03_datasets.ipynb #aa25bd89
+def toy_localization(n=60,           # examples
+                     n_classes=3,    # classes, assigned in turn (example i has class i % n_classes)
+                     n_latent=6,     # windows per example: the latent values
+                     d=5,            # features per window
+                     signal=2.0,     # the scale of the class patterns (standard deviation of their entries)
+                     random_state=None, # a seed or `numpy.random.Generator`
+                    )->tuple:
+    "Toy data: X (n, n_latent, d) noise with the class pattern in one hidden window per example; returns X, y, h."
+    for name, value in dict(n=n, n_classes=n_classes, n_latent=n_latent, d=d).items():
+        check_count(name, value)
+    check_number("signal", signal)
+    rng = np.random.default_rng(random_state)
+    means = rng.normal(scale=signal, size=(n_classes, d))
+    y = np.arange(n) % n_classes
+    h = rng.integers(0, n_latent, n)
+    X = rng.normal(size=(n, n_latent, d))
+    X[np.arange(n), h] += means[y]
+    return X, y, h
+
+# %% ../nbs/03_datasets.ipynb #9219e493
+def toy_bags(n=60,            # number of bags
+             max_size=8,      # bags have 1..max_size instances
+             d=5,             # features per instance
+             signal=4.0,      # distance of the positive concept from the noise's centre
+             random_state=None, # a seed or `numpy.random.Generator`
+            )->tuple:
+    "Toy MIL data: a list of n bags (n_i, d), labels {0, 1} (half positive) and every positive bag's witness (-1: none)."
+    for name, value in dict(n=n, max_size=max_size, d=d).items():
+        check_count(name, value)
+    check_number("signal", signal)
+    rng = np.random.default_rng(random_state)
+    concept = rng.normal(size=d)
+    concept *= signal / np.linalg.norm(concept)
+    sizes, y = rng.integers(1, max_size + 1, n), np.arange(n) % 2
+    witness = np.where(y == 1, (rng.random(n) * sizes).astype(int), -1)
+    bags = [rng.normal(size=(m, d)) for m in sizes]
+    for i in np.flatnonzero(y == 1):
+        bags[i][witness[i]] += concept
+    return bags, y, witness

@@ -159,7 +159,7 @@ def test_given_centres_at_an_extreme_scale_keep_their_units():
 # The latent SSVM estimators: degenerate fits, unfitted use, odd inputs and options that would be dropped.
 
 def _loc(n=30, n_classes=2):
-    from latent_mm.lssvm.estimator import toy_localization
+    from latent_mm.datasets import toy_localization
     return toy_localization(n, n_classes, random_state=0)[:2]
 
 

@@ -3,11 +3,12 @@
 from .model import Bags, BaseLatentModel, ClassBlockBound, FixedLatentBound, LatentBinary, LatentModel, LatentMulticlass
 from .problem import LatentSSVMProblem
 from .estimator import (MAX_TIGHTEN, LatentSSVM, check_latent_data, check_sample_weight, encode_labels, pooled_features,
-                        pooled_start, toy_localization)
+                        pooled_start)
 from .spl import SelfPacedSSVM
 from .group_norm import GroupNormSSVM
 from .check import ModelContractError, PartialCheckWarning, check_model
-from .multiple_instance import MultipleInstance, toy_bags
+from .multiple_instance import MultipleInstance
+from ..datasets import toy_bags, toy_localization   # the toy generators live with the data sets
 
 __all__ = ['MAX_TIGHTEN', 'BaseLatentModel', 'LatentModel', 'LatentMulticlass', 'FixedLatentBound', 'ClassBlockBound',
            'LatentSSVMProblem', 'check_latent_data', 'encode_labels', 'check_sample_weight', 'LatentSSVM',

@@ -17,6 +17,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._checks import check_sample_weight
+from .._docstrings import with_parameters
 from ..core import gmm
 from .model import Bags, LatentModel, LatentMulticlass, as_latent_data, instance_rows
 from .problem import LatentSSVMProblem
@@ -24,8 +25,7 @@ from ..selection import SELECTORS, make_selector
 from ..solvers import L2, SOLVERS, BoundSolver, EnumeratedSSVM, SolverRun, make_solver, room_below
 
 # %% auto #0
-__all__ = ['MAX_TIGHTEN', 'check_latent_data', 'encode_labels', 'LatentSSVM', 'pooled_features', 'pooled_start',
-           'toy_localization']
+__all__ = ['MAX_TIGHTEN', 'check_latent_data', 'encode_labels', 'LatentSSVM', 'pooled_features', 'pooled_start']
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #d9b49e6d
 def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
@@ -167,6 +167,7 @@ def encode_labels(model, y):
     return model.with_n_classes(len(classes)), classes, y_enc
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #7dd1da30
+@with_parameters
 class LatentSSVM(ClassifierMixin, BaseEstimator):
     "Latent structural SVM trained by CCCP (`bound='touching'`, `eta=1`) or G-MM (other bounds, `eta` < 1)."
 
@@ -416,14 +417,3 @@ def pooled_start(model,               # a `LatentModel` with one latent variable
 
 # %% ../../nbs/lssvm/02_estimator.ipynb #3c838088
 MAX_TIGHTEN = 3   # tenfold tightenings of a bound solve that ends at w = 0 with room below (`SolverRun`)
-
-# %% ../../nbs/lssvm/02_estimator.ipynb #1abd133b
-def toy_localization(n=60, n_classes=3, n_latent=6, d=5, signal=2.0, random_state=None):
-    "Toy data: X (n, n_latent, d) noise with the class pattern in one hidden window per example; returns X, y, h."
-    rng = np.random.default_rng(random_state)
-    means = rng.normal(scale=signal, size=(n_classes, d))
-    y = np.arange(n) % n_classes
-    h = rng.integers(0, n_latent, n)
-    X = rng.normal(size=(n, n_latent, d))
-    X[np.arange(n), h] += means[y]
-    return X, y, h

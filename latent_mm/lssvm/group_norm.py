@@ -15,6 +15,7 @@ from .estimator import LatentSSVM, check_latent_data
 from .model import Bags, ClassBlockBound, LatentModel
 from ..solvers import Augmented, GroupL2, make_solver
 from .._checks import check_groups
+from .._docstrings import with_parameters
 
 # %% auto #0
 __all__ = ['LatentStateBlocks', 'block_groups', 'StateBlocksBound', 'GroupNormSSVM', 'toy_states']
@@ -141,6 +142,7 @@ class StateBlocksBound(ClassBlockBound):
         return np.maximum(hinge, 0.0), G.ravel() / n
 
 # %% ../../nbs/lssvm/06_group_norm.ipynb #c4ac1b54
+@with_parameters
 class GroupNormSSVM(LatentSSVM):
     """Latent SSVM with one weight block per (class, latent state) and the group norm of Chen et al. (eq. 5-7),
     trained by CCCP or G-MM as `LatentSSVM`."""

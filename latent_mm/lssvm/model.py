@@ -528,12 +528,11 @@ class ClassBlockBound(FixedLatentBound):
                        w, # the weights, (D,)
                        i, # an example
                       )->Augmented:
-        """Example i's loss-augmented argmax (y, h): its row in block `feature_block`, loss and key h * n_classes + y.
-        One augmented score matrix (the argmax of `loss_augmented_inference`, the same ties), the hooks on (y, h)."""
+        """Example i's loss-augmented argmax (y, h) from the model's `loss_augmented_inference`: its row in block
+        `feature_block`, loss and key h * n_classes + y."""
         model, x = self.model, self.X[i:i + 1]
-        S = model.augment(model.scores(x, w), self.y[i:i + 1])
-        h, k = divmod(int(S.argmax()), model.n_classes)
-        y_hat, h_hat = np.array([k]), np.array([h])
+        y_hat, h_hat = model.loss_augmented_inference(x, self.y[i:i + 1], w)
+        k, h = int(y_hat[0]), int(h_hat[0])
         block = int(np.asarray(model.feature_block(x, y_hat, h_hat))[0])
         phi = np.zeros(self.n_features)
         if block >= 0:

@@ -10,7 +10,7 @@ import numpy as np
 from .model import LatentModel, as_latent_data, instance_scores
 
 # %% auto #0
-__all__ = ['MultipleInstance', 'toy_bags']
+__all__ = ['MultipleInstance']
 
 # %% ../../nbs/lssvm/08_multiple_instance.ipynb #480b2d23
 class MultipleInstance(LatentModel):
@@ -59,21 +59,3 @@ class MultipleInstance(LatentModel):
         S[:, :, 1] = instance_scores(X, w[None, :-1])[:, :, 0] + w[-1]
         S[:, 0, 0] = 0.0
         return S
-
-# %% ../../nbs/lssvm/08_multiple_instance.ipynb #07699938
-def toy_bags(n=60,            # number of bags
-             max_size=8,      # bags have 1..max_size instances
-             d=5,             # features per instance
-             signal=4.0,      # distance of the positive concept from the noise's centre
-             random_state=None,
-            )->tuple:
-    "Toy MIL data: a list of n bags (n_i, d), labels {0, 1} (half positive) and every positive bag's witness (-1: none)."
-    rng = np.random.default_rng(random_state)
-    concept = rng.normal(size=d)
-    concept *= signal / np.linalg.norm(concept)
-    sizes, y = rng.integers(1, max_size + 1, n), np.arange(n) % 2
-    witness = np.where(y == 1, (rng.random(n) * sizes).astype(int), -1)
-    bags = [rng.normal(size=(m, d)) for m in sizes]
-    for i in np.flatnonzero(y == 1):
-        bags[i][witness[i]] += concept
-    return bags, y, witness

@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._checks import refuse_renamed
+from .._docstrings import with_parameters
 from ..core import GMMResult, GMMTrace, gmm
 from .criteria import CRITERIA, check_difficulty, get_criterion, slack
 from .estimator import LatentSSVM
@@ -54,6 +55,7 @@ def select_easy(d,          # difficulties of the samples (n,)
     return v
 
 # %% ../../nbs/lssvm/05_spl.ipynb #22d4aa04
+@with_parameters
 class SelfPacedSSVM(LatentSSVM):
     "Latent structural SVM trained by self-paced learning (Kumar et al. 2010), each annealing stage a G-MM run."
 

@@ -14,6 +14,7 @@ from ..lssvm.model import BaseLatentModel, FixedLatentBound
 from ..solvers import Augmented
 from ._kernels import rbow_class_scores, rbow_oracle
 from .._checks import check_count, check_grid
+from .._docstrings import with_parameters
 
 # %% auto #0
 __all__ = ['FILTERS', 'ASSIGNMENTS', 'RBoWModel', 'RBoWBound']
@@ -22,6 +23,7 @@ __all__ = ['FILTERS', 'ASSIGNMENTS', 'RBoWModel', 'RBoWBound']
 FILTERS = ("shared", "class")
 ASSIGNMENTS = ("part", "region")
 
+@with_parameters
 class RBoWModel(BaseLatentModel):
     """Reconfigurable bag-of-words model for `LatentSSVM`: X of shape (n_images, rows * cols, d) in row-major
     region order, labels 0..n_classes-1, latent values (n_images, rows * cols) in 0..n_parts-1."""
