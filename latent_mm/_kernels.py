@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['KERNELS', 'FAST', 'GOLDEN', 'MIX1', 'MIX2', 'SHIFTS', 'NORMAL_Y', 'kernel_sources', 'kernel_stamp',
+__all__ = ['KERNELS', 'FAST', 'GOLDEN', 'MIX1', 'MIX2', 'SHIFTS', 'CHUNK', 'prange', 'NORMAL_Y', 'kernel_sources', 'kernel_stamp',
            'drop_stale_caches', 'compile_kernels', 'kernel', 'uniform', 'randint', 'least', 'first', 'regret_rows',
            'scan_rows', 'metropolis', 'g', 'mean_spend', 'solve_beta', 'pick', 'draw_product', 'repair', 'random_bound']
 
@@ -53,8 +53,8 @@ def drop_stale_caches():
 # %% ../nbs/01a_kernels.ipynb #7d0e8d60
 def compile_kernels():
     """Compile every registered kernel not compiled yet, in place of its name in every kernel's module. Kernels call
-    each other by name; numba compiles a kernel on its first call, after all names are replaced."""
-    from numba import njit
+    each other by name, and a kernel's `prange` becomes numba's; numba compiles a kernel on its first call, after all names are replaced."""
+    from numba import njit, prange
     drop_stale_caches()
     for name, entry in KERNELS.items():
         f, options, compiled = entry
@@ -64,6 +64,7 @@ def compile_kernels():
         for name, entry in KERNELS.items():
             if name in f.__globals__:
                 f.__globals__[name] = entry[2]
+        f.__globals__["prange"] = prange
 
 # %% ../nbs/01a_kernels.ipynb #006efe27
 def kernel(**options):
@@ -83,6 +84,9 @@ def kernel(**options):
 FAST = {"nsz", "arcp", "contract", "afn", "reassoc"}   # fast-math flags for kernels reading regrets (R may hold +inf)
 GOLDEN, MIX1, MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 SHIFTS = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)   # splitmix64's constants
+CHUNK = 256   # rows per task of a parallel kernel: the tasks, and so the results, do not depend on the thread count
+prange = range  # numba's `prange` once the kernels are compiled
+
 
 # %% ../nbs/01a_kernels.ipynb #853fe140
 @kernel(inline="always")
@@ -127,26 +131,29 @@ def first(row, v) -> int:
     return b
 
 # %% ../nbs/01a_kernels.ipynb #68dfe108
-@kernel(cache=True, fastmath={"contract"})
+@kernel(cache=True, fastmath={"contract"}, parallel=True)
 def regret_rows(X, W, w2, labels, Dmin, R):
     """The regret pass, compiled, one row at a time: D[i] = X[i] @ W + w2 (as numpy's matmul: products summed in order,
     with fused multiply-adds), `labels[i]` = the first index of its least value (as `np.argmin`), `Dmin[i]` = that value
-    and `R[i] = D[i] - Dmin[i]` rounded to R's dtype (as `np.subtract(D, Dmin[:, None], out=R)`)."""
+    and `R[i] = D[i] - Dmin[i]` rounded to R's dtype (as `np.subtract(D, Dmin[:, None], out=R)`). Chunks of rows in
+    parallel."""
     n, d = X.shape
     m = W.shape[1]
-    row = np.empty(m)
-    for i in range(n):
-        row[:] = 0.0
-        for c in range(d):
-            x = X[i, c]
+    for b in prange((n + CHUNK - 1) // CHUNK):
+        row = np.empty(m)
+        for i in range(b * CHUNK, min(n, (b + 1) * CHUNK)):
+            row[:] = 0.0
+            for c in range(d):
+                x = X[i, c]
+                for j in range(m):
+                    row[j] += x * W[c, j]
             for j in range(m):
-                row[j] += x * W[c, j]
-        for j in range(m):
-            row[j] += w2[j]
-        v = least(row)
-        labels[i], Dmin[i] = first(row, v), v
-        for j in range(m):
-            R[i, j] = row[j] - v
+                row[j] += w2[j]
+            v = least(row)
+            labels[i], Dmin[i] = first(row, v), v
+            for j in range(m):
+                R[i, j] = row[j] - v
+
 
 # %% ../nbs/01a_kernels.ipynb #7e04b7cd
 @kernel(cache=True, fastmath=FAST)

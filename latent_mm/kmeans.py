@@ -6,7 +6,11 @@
 from __future__ import annotations
 
 import numbers
+import os
+import sys
 import warnings
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
@@ -26,7 +30,8 @@ except ImportError:  # pragma: no cover - older scikit-learn
 from ._checks import check_count, check_number
 
 # %% auto #0
-__all__ = ['INITS', 'KMeansProblem', 'init_partition', 'init_centers', 'anti_starvation', 'GMMKMeans']
+__all__ = ['INITS', 'KMeansProblem', 'thread_count', 'numba_threads', 'each_block', 'init_partition', 'init_centers',
+           'anti_starvation', 'GMMKMeans']
 
 # %% ../nbs/04_kmeans.ipynb #d7cb7337
 class KMeansProblem(LatentProblem):
@@ -34,7 +39,9 @@ class KMeansProblem(LatentProblem):
 
     def __init__(self,
                  X, # the points, an array (n_samples, n_features)
+                 n_threads=None, # threads of the passes over the points (`thread_count`); None: numba's setting
                 ):
+        self.n_threads = n_threads
         self.X = np.ascontiguousarray(X, dtype=float)
         self.n = len(self.X)
         self.x2 = np.einsum("ij,ij->i", self.X, self.X)
@@ -46,12 +53,15 @@ class KMeansProblem(LatentProblem):
         "(W, w2) with D = X @ W + w2: W = -2 w.T / n (d, k), w2 = ||mu_j||^2 / n (k,)."
         return w.T * (-2.0 / self.n), np.einsum("ij,ij->i", w, w) / self.n
 
+    def _rows(self, k):
+        "Row blocks (slices) of about 2^18 distances each, for k centres."
+        step = max(1, 2**18 // max(1, k))
+        return [slice(start, start + step) for start in range(0, self.n, step)]
+
     def _blocks(self, w):
         "Row blocks (rows, D) of D[i, j] = (||x_i - mu_j||^2 - ||x_i||^2) / n, about 2^18 float64 entries each."
         W, w2 = self._scaled(w)
-        step = max(1, 2**18 // max(1, len(w)))
-        for start in range(0, self.n, step):
-            rows = slice(start, start + step)
+        for rows in self._rows(len(w)):
             D = self.X[rows] @ W
             D += w2
             yield rows, D
@@ -63,22 +73,29 @@ class KMeansProblem(LatentProblem):
         R, touch) with touch = (z_touch, regrets of z_prev), or None."""
         n, k = self.n, len(w)
         labels, Dmin = np.empty(n, dtype=np.intp), np.empty(n)
+        threads = thread_count(self.n_threads)
         if keep_regrets:                                  # compiled, one row at a time: no block of distances
             R = np.empty((n, k), dtype=np.float32)
             W, w2 = self._scaled(w)
-            regret_rows(self.X, np.ascontiguousarray(W), w2, labels, Dmin, R)
+            with numba_threads(threads):
+                regret_rows(self.X, np.ascontiguousarray(W), w2, labels, Dmin, R)
             return labels, Dmin, R, None
         if z_prev is not None:
             if z_prev.shape != (n,) or z_prev.min() < 0 or z_prev.max() >= k:
                 raise ValueError(f"z must hold {n} cluster indices in 0..{k - 1}")
             z_touch, r_prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.float32)
-        for rows, D in self._blocks(w):
+        W, w2 = self._scaled(w)
+
+        def block(rows):
+            D = self.X[rows] @ W
+            D += w2
             labels[rows] = D.argmin(1)
             Dmin[rows] = np.take_along_axis(D, labels[rows, None], 1)[:, 0]
             if z_prev is not None:                        # z_prev kept iff its float32 regret is 0
                 zp = z_prev[rows]
                 r_prev[rows] = D[np.arange(len(D)), zp] - Dmin[rows]
                 z_touch[rows] = np.where(r_prev[rows] <= 0, zp, labels[rows])
+        each_block(block, self._rows(k), threads)
         return labels, Dmin, None, (None if z_prev is None else (z_touch, r_prev))
 
     def _at(self, w, regrets=False):
@@ -167,6 +184,40 @@ def _find(pairs, z):
             return value
     return None
 
+# %% ../nbs/04_kmeans.ipynb #76073298
+def thread_count(n_threads=None) -> int:
+    """`n_threads` (an integer >= 1) if given; else numba's setting if numba is loaded, else `NUMBA_NUM_THREADS`, else
+    the number of CPUs (numba's default)."""
+    if n_threads is not None:
+        return check_count("n_threads", n_threads)
+    if "numba" in sys.modules:                            # never loaded here: touching fits do without numba
+        return sys.modules["numba"].get_num_threads()
+    env = os.environ.get("NUMBA_NUM_THREADS", "")
+    return int(env) if env.isdigit() and int(env) > 0 else os.cpu_count() or 1
+
+# %% ../nbs/04_kmeans.ipynb #5f6a8f71
+@contextmanager
+def numba_threads(n):
+    "Run the block with numba's thread count set to `n` (at most the threads numba started), then restore it."
+    import numba
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+# %% ../nbs/04_kmeans.ipynb #0ff1f75f
+def each_block(f, blocks, n_threads):
+    "`f(block)` for every block of the list `blocks`, on `n_threads` threads (in order on one)."
+    if n_threads == 1 or len(blocks) == 1:
+        for b in blocks:
+            f(b)
+        return
+    with ThreadPoolExecutor(min(n_threads, len(blocks))) as pool:
+        for _ in pool.map(f, blocks):
+            pass
+
 # %% ../nbs/04_kmeans.ipynb #10140cb0
 INITS = ("k-means++", "forgy", "random-partition", "random")
 
@@ -231,7 +282,9 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     (the objective of one cluster), so the rule does not depend on the data's units, like scikit-learn's `tol`;
     eps=0, like `tol=0`, runs until nothing changes: the gap is exactly 0 or the configuration repeats.
     `eta` sets how much of each gap G-MM's random and biased bounds may spend; touching bounds spend none, so
-    with bound='touching' an eta other than 1 has no effect and is warned about."""
+    with bound='touching' an eta other than 1 has no effect and is warned about.
+    `n_threads` threads share each pass over the points (None: numba's setting, `numba.set_num_threads` or
+    `NUMBA_NUM_THREADS`); the fit is the same, bit for bit, for any number."""
 
     def __init__(self,
                  n_clusters=8,       # k, at most n_samples
@@ -243,6 +296,7 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                  max_iter=1000,      # at most this many G-MM iterations
                  eps=1e-9,           # stop when the gap d_t falls below eps times the data's total variance
                  random_state=None,  # seed or RandomState, for the initialisation and random bounds
+                 n_threads=None,     # threads of the passes over the points; None: numba's setting
                 ):
         self.n_clusters = n_clusters
         self.eta = eta
@@ -252,6 +306,7 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.max_iter = max_iter
         self.eps = eps
         self.random_state = random_state
+        self.n_threads = n_threads
 
     def _selector(self):
         "The selector of `bound`; `bound='biased'` without a bias maximises `anti_starvation`."
@@ -296,6 +351,8 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         eta = check_eta(self.eta)
         max_iter = check_count("max_iter", self.max_iter)
         check_number("eps", self.eps)
+        if self.n_threads is not None:
+            thread_count(self.n_threads)
         if eta != 1.0 and isinstance(self.bound, str) and self.bound == "touching":
             warnings.warn(f"eta={eta:g} has no effect with bound='touching' (touching bounds spend no budget: the run "
                           "is Lloyd's algorithm); use bound='random' or 'biased' for G-MM", UserWarning, stacklevel=2)
@@ -308,7 +365,7 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             w0 = w0 * scale                                  # exact: the scale is a power of two
         else:                                                # given centres, labels or a callable: in the units of X
             w0, z0 = self._initial_state(X, rs)
-        problem = KMeansProblem(X_scaled)
+        problem = KMeansProblem(X_scaled, self.n_threads)
         variance = float(problem.X.var(axis=0).sum())         # F of a single cluster: the objective's scale
         eps = self.eps * variance if variance > 0 else self.eps
         res = gmm(problem, w0 / scale, select, eta=eta, eps=eps, max_iter=max_iter,
@@ -329,7 +386,7 @@ class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         "The k-means problem of X and the centres, both in the fit's exact scale."
         check_is_fitted(self)
         X = _validate_data(self, X, dtype=np.float64, reset=False)
-        return KMeansProblem(X / self.scale_), self.cluster_centers_ / self.scale_
+        return KMeansProblem(X / self.scale_, self.n_threads), self.cluster_centers_ / self.scale_
 
     def predict(self, X):
         "Index of the nearest centre for each row of X."
