@@ -100,9 +100,8 @@ def load_rotated_digits(
 ) -> Bunch:
     "scikit-learn's 8x8 digits (stand-in for MNIST) with random nuisance rotations; features per candidate angle."
     a, b = _check_digit_pair(pair)
-    check_count("n_angles", n_angles)
-    check_number("max_angle", max_angle)
-    check_count("n_components", n_components, 1, 64)
+    n_angles, max_angle = check_count("n_angles", n_angles), check_number("max_angle", max_angle)
+    n_components = check_count("n_components", n_components, 1, 64)
     if not 0 < test_size < 1:
         raise ValueError(f"test_size={test_size!r} must be in (0, 1)")
     rng = np.random.default_rng(random_state)
@@ -173,9 +172,8 @@ def toy_localization(n=60,           # examples
                      random_state=None, # a seed or `numpy.random.Generator`
                     )->tuple:
     "Toy data: X (n, n_latent, d) noise with the class pattern in one hidden window per example; returns X, y, h."
-    for name, value in dict(n=n, n_classes=n_classes, n_latent=n_latent, d=d).items():
-        check_count(name, value)
-    check_number("signal", signal)
+    n, n_classes, n_latent, d = (check_count(k, v) for k, v in dict(n=n, n_classes=n_classes, n_latent=n_latent, d=d).items())
+    signal = check_number("signal", signal)
     rng = np.random.default_rng(random_state)
     means = rng.normal(scale=signal, size=(n_classes, d))
     y = np.arange(n) % n_classes
@@ -192,9 +190,8 @@ def toy_bags(n=60,            # number of bags
              random_state=None, # a seed or `numpy.random.Generator`
             )->tuple:
     "Toy MIL data: a list of n bags (n_i, d), labels {0, 1} (half positive) and every positive bag's witness (-1: none)."
-    for name, value in dict(n=n, max_size=max_size, d=d).items():
-        check_count(name, value)
-    check_number("signal", signal)
+    n, max_size, d = (check_count(k, v) for k, v in dict(n=n, max_size=max_size, d=d).items())
+    signal = check_number("signal", signal)
     rng = np.random.default_rng(random_state)
     concept = rng.normal(size=d)
     concept *= signal / np.linalg.norm(concept)

@@ -5,7 +5,6 @@
 # %% ../nbs/04_kmeans.ipynb #5fec2a1a
 from __future__ import annotations
 
-import numbers
 import os
 import sys
 import warnings
@@ -18,6 +17,7 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ._docstrings import with_parameters
 from ._kernels import regret_rows
 from .core import LatentProblem, check_eta, gmm
 from .selection import make_selector, touching_configuration
@@ -272,6 +272,7 @@ def _exact_scale(X) -> float:
     return float(2.0 ** np.round(np.log2(top)))
 
 # %% ../nbs/04_kmeans.ipynb #6e07de28
+@with_parameters
 class GMMKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     """k-means by G-MM (Naderi et al. 2019): eta=1 with touching bounds is Lloyd's algorithm.
 

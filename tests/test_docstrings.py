@@ -5,10 +5,11 @@ import pydoc
 import pytest
 
 from latent_mm.lssvm import GroupNormSSVM, LatentSSVM, SelfPacedSSVM
+from latent_mm.kmeans import GMMKMeans
 from latent_mm.scene import RBoWModel
 
 
-@pytest.mark.parametrize("cls", [LatentSSVM, SelfPacedSSVM, GroupNormSSVM, RBoWModel])
+@pytest.mark.parametrize("cls", [GMMKMeans, LatentSSVM, SelfPacedSSVM, GroupNormSSVM, RBoWModel])
 def test_help_lists_every_parameter_with_its_comment(cls):
     text = pydoc.render_doc(cls, renderer=pydoc.plaintext)
     section = text[text.index("Parameters\n"):]
