@@ -65,4 +65,3 @@ def test_bad_options_are_refused_before_any_work(argv, says, tmp_path, capsys):
     err = capsys.readouterr().err
     assert stop.value.code == 2 and says in err and err.count("\n") == 1, err
     assert not out.exists()
-    assert CS == (1.0, 10.0, 100.0)
