@@ -87,8 +87,11 @@ class Paired:
 
     @property
     def testable(self) -> bool:
-        "Whether the data could have shown an effect at `level`: False when the interval is infinite (too few units)."
-        return bool(np.isfinite(self.lo) and np.isfinite(self.hi))
+        """Whether the data could have shown an effect at `level`: False when the interval is infinite (too few units
+        differ), or when the units are fewer than the sign test needs for any interval (then even units that all tie
+        give only the degenerate interval [0, 0], which says nothing)."""
+        few = self.method != "sd" and self.n < pairs_needed(1.0, self.level)
+        return bool(np.isfinite(self.lo) and np.isfinite(self.hi) and not few)
 
     def effect(self) -> int:
         "+1 if the interval lies above zero (a higher), -1 if below (a lower), 0 if it holds zero."
@@ -113,7 +116,8 @@ class Paired:
         if not self.testable:
             m = self.wins + self.losses
             return (f"{self.label}: not testable at this size: {m} of {self.n} units{per} differ, too few for a {level} "
-                    f"interval whatever their signs (at least {pairs_needed(1.0, self.level)} are needed)")
+                    f"interval whatever their {'signs' if m else 'differences'} (at least {pairs_needed(1.0, self.level)} "
+                    "are needed)")
         stats = (f"{what} {_num(self.centre)}, {level} interval [{_num(self.lo)}, {_num(self.hi)}], over {self.n} "
                  f"units{per}" + ("" if self.method == "sd" else f" ({self.wins} higher, {self.losses} lower)"))
         if self.effect():
