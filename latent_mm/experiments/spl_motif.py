@@ -226,8 +226,7 @@ def write_tables(rows, out):
     return table, stuck
 
 @experiment("spl-motif", summary="motif finding, CCCP vs SPL (slack, entropy, novelty), G-MM SPL: SPL Table 1, "
-            "Figure 2", seconds=600,
-            options=dict(n=at_least(4), C=POSITIVE, n_folds=at_least(1), n_seeds=at_least(1)))
+            "Figure 2", options=dict(n=at_least(4), C=POSITIVE, n_folds=at_least(1), n_seeds=at_least(1)))
 def reproduce(out: str = "latent_mm_results/spl_motif", n: int = 400, C: float = 150.0, n_folds: int = 5,
               n_seeds: int = 4, n_jobs: int = 2) -> list[dict]:
     """SPL Table 1 and Figure 2 on the motif stand-in (CCCP, SPL with slack, entropy and novelty, G-MM SPL): print
