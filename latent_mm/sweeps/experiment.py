@@ -114,6 +114,7 @@ class Experiment:
     seconds: float | None    # measured run time at the defaults on 2 cores, compilation aside (None: not measured)
     options: dict = field(default_factory=dict)   # argument name -> allowed values, or a rule (text -> value)
     compile_seconds: float = 0.0                  # numba's compilation on the first run after install
+    measured: str | None = None                   # the date of the measurement; None: an estimate, not a measurement
 
     @property
     def run_time(self) -> str:
@@ -121,7 +122,7 @@ class Experiment:
         if self.seconds is None:
             return "run time not measured"
         first = f", {about(self.compile_seconds)[6:]} more the first time (compiling)" if self.compile_seconds >= 5 else ""
-        return f"{about(self.seconds)} on 2 cores{first}"
+        return f"{about(self.seconds)} on 2 cores{first}" + ("" if self.measured else " (an estimate, not yet measured)")
 
 # %% ../../nbs/sweeps/12d_experiment.ipynb #83acea25
 def _with_stale(signature: inspect.Signature) -> inspect.Signature:
@@ -168,7 +169,7 @@ def experiment(name: str, *, summary: str, options: dict | None = None):
         checked.__signature__ = _with_stale(inspect.signature(func))
         measured = measured_run_times().get(name, {})
         checked.experiment = Experiment(name, checked, summary, measured.get("seconds"), rules | dict(stale=STALE),
-                                        measured.get("compile_seconds", 0.0))
+                                        measured.get("compile_seconds", 0.0), measured.get("measured"))
         return checked
     return register
 
