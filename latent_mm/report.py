@@ -12,8 +12,8 @@ import numpy as np
 from scipy.stats import binom
 
 # %% auto #0
-__all__ = ['sign_interval', 'pairs_needed', 'Paired', 'paired', 'pair_rows', 'pair_columns', 'spread', 'holm', 'claims_table',
-           'write_csv', 'read_csv', 'sample_std', 'format_table']
+__all__ = ['sign_interval', 'pairs_needed', 'fewest_units', 'Paired', 'paired', 'pair_rows', 'pair_columns', 'spread', 'holm',
+           'claims_table', 'write_csv', 'read_csv', 'sample_std', 'format_table']
 
 # %% ../nbs/13_report.ipynb #97a5c392
 def sign_interval(d, level: float = 0.95) -> tuple[float, float, float]:
@@ -45,6 +45,12 @@ def pairs_needed(share: float, level: float = 0.95, power: float = 0.8, most: in
     reach = np.where(c >= 0, binom.sf(N - c - 1, N, p) + binom.cdf(c, N, p), 0.0)
     hit = np.flatnonzero(reach >= power)
     return int(N[hit[0]]) if hit.size else None
+
+# %% ../nbs/13_report.ipynb #420c4fb1
+def fewest_units(level: float = 0.95) -> int:
+    """The fewest units whose exact sign interval at `level` is finite: all of them differing one way, the smallest n
+    with 2 * 2**-n <= 1 - level (what `pairs_needed(1.0, level)` finds by search, in closed form)."""
+    return max(1, int(np.ceil(np.log2(2 / (1 - level)) - 1e-9)))
 
 # %% ../nbs/13_report.ipynb #7f23d5db
 def _num(x) -> str:
@@ -90,7 +96,7 @@ class Paired:
         """Whether the data could have shown an effect at `level`: False when the interval is infinite (too few units
         differ), or when the units are fewer than the sign test needs for any interval (then even units that all tie
         give only the degenerate interval [0, 0], which says nothing)."""
-        few = self.method != "sd" and self.n < pairs_needed(1.0, self.level)
+        few = self.method != "sd" and self.n < fewest_units(self.level)
         return bool(np.isfinite(self.lo) and np.isfinite(self.hi) and not few)
 
     def effect(self) -> int:
@@ -116,7 +122,7 @@ class Paired:
         if not self.testable:
             m = self.wins + self.losses
             return (f"{self.label}: not testable at this size: {m} of {self.n} units{per} differ, too few for a {level} "
-                    f"interval whatever their {'signs' if m else 'differences'} (at least {pairs_needed(1.0, self.level)} "
+                    f"interval whatever their {'signs' if m else 'differences'} (at least {fewest_units(self.level)} "
                     "are needed)")
         stats = (f"{what} {_num(self.centre)}, {level} interval [{_num(self.lo)}, {_num(self.hi)}], over {self.n} "
                  f"units{per}" + ("" if self.method == "sd" else f" ({self.wins} higher, {self.losses} lower)"))
