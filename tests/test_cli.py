@@ -97,9 +97,10 @@ def test_reproduce_help_lists_the_experiments_with_their_run_times(capsys):
         assert any(line.startswith(name + " ") and line.endswith(exp.run_time) for line in out.splitlines()), (name, out)
 
 
-def test_every_experiment_announces_a_measured_run_time():
+def test_every_experiment_announces_a_run_time_and_whether_it_was_measured():
     for name, exp in EXPERIMENTS.items():
         assert exp.seconds > 0 and exp.run_time.startswith("about "), (name, exp.run_time)
+        assert exp.run_time.endswith("(an estimate, not yet measured)") == (exp.measured is None), (name, exp.run_time)
     assert set(measured_run_times()) == set(EXPERIMENTS)        # no measurement of an experiment that is gone
 
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 import functools
 import inspect
 import json
-import math
 from importlib import resources
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
+from .._checks import check_number
 from .provenance import STALE, stale_records
 
 # %% auto #0
@@ -83,12 +83,17 @@ def about(seconds: float) -> str:
 RUN_TIMES = "run_times.json"   # the package data file of measured run times (`benchmarks/run_times.py --write`)
 
 def _measurement(name, m) -> dict:
-    "One experiment's measurement, checked: 'seconds' > 0 and, if given, 'compile_seconds' >= 0, as numbers."
-    ok = lambda v, lo: isinstance(v, (int, float)) and not isinstance(v, bool) and lo <= v < math.inf
-    if not isinstance(m, dict) or not (ok(m.get("seconds"), 0) and m["seconds"] > 0) \
-            or not ok(m.get("compile_seconds", 0.0), 0):
-        raise ValueError(f"{RUN_TIMES}: the run time of {name!r} is {m!r}; it must be an object with 'seconds' > 0 "
-                         "(and 'compile_seconds' >= 0), numbers")
+    """One experiment's measurement, checked: an object with 'seconds' > 0, 'compile_seconds' >= 0 if given, and
+    'measured' the date of the measurement or null (an estimate)."""
+    try:
+        if not isinstance(m, dict):
+            raise ValueError("it must be an object with 'seconds'")
+        check_number("seconds", m.get("seconds"), strict=True)
+        check_number("compile_seconds", m.get("compile_seconds", 0.0))
+        if not (m.get("measured") is None or isinstance(m["measured"], str)):
+            raise ValueError(f"measured={m['measured']!r} must be a date (text) or null")
+    except ValueError as e:
+        raise ValueError(f"{RUN_TIMES}: the run time of {name!r} is {m!r}: {e}") from None
     return m
 
 def measured_run_times(text=None) -> dict:
