@@ -68,12 +68,16 @@ def compile_kernels():
 
 # %% ../nbs/01a_kernels.ipynb #006efe27
 def kernel(**options):
-    "Register a numba kernel, compiled with `numba.njit(**options)` on the first call of any kernel."
+    """Register a numba kernel, compiled with `numba.njit(**options)` on the first call of any kernel. A call runs the
+    kernel registered last under its name (a notebook that defines a kernel again replaces the module's in every
+    caller, so no caller keeps an entry that is never compiled)."""
     def register(f):
-        entry = KERNELS[f.__name__] = [f, options, None]
+        name = f.__name__
+        KERNELS[name] = [f, options, None]
 
         @functools.wraps(f)
         def call(*args):
+            entry = KERNELS[name]
             if entry[2] is None:
                 compile_kernels()
             return entry[2](*args)

@@ -136,6 +136,28 @@ def test_fit_matches_the_padded_reference(model, padded):
     np.testing.assert_array_equal(a.predict(bags), b.predict(_pad(bags)))
 
 
+def test_multifold_bias_when_a_fold_lacks_the_longest_bag():
+    "The bias's scores on bags whose longest bag sits in one fold equal the padded reference's, and a fit runs."
+    bags, y, _ = toy_bags(n=40, random_state=3)
+    bags[0] = np.vstack([bags[0]] + [bags[0][-1:] + 0.01 * k for k in range(1, 20)])   # one bag far longest
+    X, _, _ = check_latent_data(bags, y)
+    assert np.sum(X.n_latent == X.n_latent.max()) == 1
+    scores = []
+    for model, data in ((MultipleInstance(), bags), (PaddedMI(), _pad(bags))):
+        est = LatentSSVM(model, C=5.0, bound="biased", bias=multifold_mil(n_folds=4, random_state=0), eta=0.5,
+                         max_iter=3, random_state=0).fit(data, y)
+        problem, rng = est.problem_, np.random.default_rng(0)
+        w = est.coef_.ravel()
+        R = problem.regrets(w)
+        scores.append((R, multifold_mil(n_folds=4, random_state=0).start(problem, rng).scores(R, None, rng)))
+        check_trace(est.result_, eta=0.5)
+    (R, G), (Rp, Gp) = scores
+    real = np.isfinite(R)
+    np.testing.assert_array_equal(real, np.isfinite(Rp))
+    assert np.all(np.isfinite(G[real])) and np.all(G[~real] == -np.inf)
+    np.testing.assert_allclose(G[real], Gp[real], rtol=1e-8, atol=1e-10)
+
+
 # ---------------------------------------------------------------- against brute force
 
 @pytest.mark.parametrize("model", [MultipleInstance, LatentBinary, lambda: LatentMulticlass(3)])

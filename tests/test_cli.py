@@ -14,6 +14,7 @@ import pytest
 from latent_mm import __version__, cli
 from latent_mm.cli import experiments, main
 from latent_mm.sweeps import at_least, experiment, register_trial, run_trials
+from latent_mm.sweeps.experiment import measured_run_times
 
 EXPERIMENTS = experiments()
 CANDIDATES = ("0", "-1", "", "x", "nan")          # values a rule may refuse; each option must refuse one
@@ -96,9 +97,11 @@ def test_reproduce_help_lists_the_experiments_with_their_run_times(capsys):
         assert any(line.startswith(name + " ") and line.endswith(exp.run_time) for line in out.splitlines()), (name, out)
 
 
-def test_every_experiment_announces_a_measured_run_time():
+def test_every_experiment_announces_a_run_time_and_whether_it_was_measured():
     for name, exp in EXPERIMENTS.items():
         assert exp.seconds > 0 and exp.run_time.startswith("about "), (name, exp.run_time)
+        assert exp.run_time.endswith("(an estimate, not yet measured)") == (exp.measured is None), (name, exp.run_time)
+    assert set(measured_run_times()) == set(EXPERIMENTS)        # no measurement of an experiment that is gone
 
 
 def test_ctrl_c_ends_in_one_line_and_keeps_the_finished_trials(tmp_path):
@@ -139,7 +142,7 @@ def square(seed):
     return dict(value=seed ** 2)
 
 
-@experiment("toy", summary="squares", seconds=1, options=dict(seeds=at_least(1)))
+@experiment("toy", summary="squares", options=dict(seeds=at_least(1)))
 def toy(out: str = "toy_results", seeds: int = 3, n_jobs: int = 1):
     run_trials(square, [dict(seed=s) for s in range(seeds)], results=Path(out) / "trials.jsonl", n_jobs=n_jobs,
                progress=False)

@@ -81,7 +81,7 @@ def _content(path):
 def test_reproduce_and_verify_on_a_cluster(cluster, tmp_path, monkeypatch, capsys):
     trials, address, calls = cluster
 
-    @experiment("squares", summary="squares", seconds=1, options=dict(seeds=at_least(1)))
+    @experiment("squares", summary="squares", options=dict(seeds=at_least(1)))
     def squares(out: str = "squares", seeds: int = 6, n_jobs: int = 1):
         run_trials(trials.square, [dict(seed=s) for s in range(seeds)], results=Path(out) / "trials.jsonl",
                    n_jobs=n_jobs, progress=False)

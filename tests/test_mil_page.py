@@ -1,11 +1,11 @@
-"""The MIL experiment page's pieces: splits, padded bags, the recomputed objective, the choice of C, one trial and the
+"""The MIL experiment page's pieces: splits, bag scores, the recomputed objective, the choice of C, one trial and the
 command line's options."""
 import numpy as np
 import pytest
 
 from latent_mm.datasets import load_mil
 from latent_mm.experiments.mil import (CS, METHODS, bag_scores, chosen_C, fold_indices, mi_svm_objective, mil_split,
-                                       mil_trial, padded, run_mil)
+                                       mil_trial, run_mil)
 
 
 def test_folds_partition_the_bags_and_are_stratified():
@@ -23,16 +23,16 @@ def test_split_is_standardised_by_the_training_instances_only():
     assert len(bags) + len(test_bags) == 92 and not np.allclose(np.vstack(test_bags).mean(0), 0, atol=1e-3)
 
 
-def test_padding_keeps_every_bag_score_and_the_objective():
+def test_bag_scores_are_each_bags_best_instance_and_the_objective_its_hinge():
     rng = np.random.default_rng(0)
     bags = [rng.normal(size=(m, 4)) for m in (1, 5, 2, 7, 3)]
     y = np.array([1, 0, 1, 0, 1])
-    P = padded(bags)
-    assert P.shape == (5, 7, 4)
     for _ in range(5):
         w = rng.normal(size=5)
-        assert np.allclose(bag_scores(w, list(P)), bag_scores(w, bags))
-        assert np.isclose(mi_svm_objective(w, list(P), y, 3.0), mi_svm_objective(w, bags, y, 3.0))
+        best = np.array([max(b @ w[:4]) for b in bags]) + w[4]
+        assert np.allclose(bag_scores(w, bags), best)
+        hinge = np.maximum(0, 1 - np.where(y == 1, 1, -1) * best)
+        assert np.isclose(mi_svm_objective(w, bags, y, 3.0), w @ w / 6.0 + hinge.mean())
 
 
 def test_chosen_C_takes_the_best_inner_accuracy_and_the_smaller_C_at_a_tie():

@@ -193,7 +193,7 @@ def plot_components(t3, t4, path=None):
 
 # %% ../../nbs/experiments/07_group_norm_components.ipynb #7471dd4d
 @experiment("group-norm-components", summary="group norm selects mixture components: Tables 3-4 on a VOC stand-in",
-            seconds=10, options=dict(seeds=at_least(1), lams=NON_NEGATIVE, n_test=at_least(1), n_fixed=option_rule(
+            options=dict(seeds=at_least(1), lams=NON_NEGATIVE, n_test=at_least(1), n_fixed=option_rule(
                 int, lambda v: 1 <= v <= 40, "an integer from 1 to 40 (the training examples of a class)")))
 def reproduce(out: str = "latent_mm_results/group_norm_components", seeds: int = 1, lams: list = list(LAMS),
               n_fixed: list = [1, 2, 3, 4, 5, 6], n_test: int = 300, n_jobs: int = 2, progress: bool = True) -> dict:

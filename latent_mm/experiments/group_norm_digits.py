@@ -244,7 +244,7 @@ def _pair(text) -> tuple[int, int]:
     return int(a), int(b)
 
 @experiment("group-norm-digits", summary="group norm on rotated digits: Figure 2, Tables 1-2 (angles kept, test-time cost)",
-            seconds=23, options=dict(pairs=["1-7", "2-7", "3-8", "8-9"], seeds=at_least(1), lam=NON_NEGATIVE,
+            options=dict(pairs=["1-7", "2-7", "3-8", "8-9"], seeds=at_least(1), lam=NON_NEGATIVE,
                                      sweep=NON_NEGATIVE))
 def reproduce(out: str = "latent_mm_results/group_norm_digits", seeds: int = 1,
               pairs: list = ["1-7", "2-7", "3-8", "8-9"], lam: float = 1.0, sweep: list = [0.1, 0.3],

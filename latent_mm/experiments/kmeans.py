@@ -279,7 +279,6 @@ def plot_table1(summary, path=None):
     return fig
 
 @experiment("kmeans", summary="k-means vs G-MM on four data sets: Table 1 and Table 4 (iterations)",
-            seconds=17,
             options=dict(trials=at_least(1), datasets=list(DATASETS), n_jobs=N_JOBS, eta=FRACTION))
 def reproduce(out: str = "latent_mm_results/kmeans", trials: int = 2, datasets: list = list(DATASETS),
               n_jobs: int = 2, eta: float = 0.02, progress: bool = True) -> list[dict]:

@@ -215,7 +215,7 @@ def write_table_csv(rows, path, keys=("method", "init")):
     write_csv(table, path)
     return table
 
-@experiment("lssvm", summary="latent SVM localization, CCCP vs G-MM: Table 2, Figure 3", seconds=120,
+@experiment("lssvm", summary="latent SVM localization, CCCP vs G-MM: Table 2, Figure 3",
             options=dict(n_per_class=at_least(5), n_random=at_least(0), tol=FRACTION, eps=FRACTION, n_jobs=N_JOBS,
                          seed=at_least(0)))
 def reproduce(out: str = "latent_mm_results/lssvm", n_per_class: int = 20, n_random: int = 100, tol: float = 1e-4,

@@ -206,7 +206,6 @@ def write_table_csv(rows, path):
     return table
 
 @experiment("scene", summary="scene recognition with reconfigurable parts, CCCP vs G-MM (Potts bias): Tables 3-4",
-            seconds=1600,
             options=dict(grid=at_least(2), n_train=at_least(1), n_test=at_least(1), seeds=at_least(1),
                          prototype_seeds=at_least(0), runs=at_least(1), n_jobs=N_JOBS,
                          separation=option_rule(float, lambda v: 0 < v < float("inf"), "a finite number > 0"),

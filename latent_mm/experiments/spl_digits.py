@@ -119,7 +119,7 @@ FULL = dict(pairs=PAIRS, Cs=PAPER_CS)                                 # the comm
 CI = dict(pairs=((1, 7),), Cs=(25.0, 50.0))                           # what the tests run
 
 @experiment("spl-digits", summary="digits with a latent rotation, CCCP vs SPL vs no latent: SPL Figure 3",
-            seconds=70, options=dict(Cs=POSITIVE, pairs=option_rule(str, lambda v: len(v) == 3 and v[1] == "-" and
+            options=dict(Cs=POSITIVE, pairs=option_rule(str, lambda v: len(v) == 3 and v[1] == "-" and
                 set(v[::2]) <= set("0123456789") and v[0] != v[2], "two different digits a-b, e.g. 1-7")))
 def reproduce(out: str = "latent_mm_results/spl_digits", pairs: tuple = ("1-7", "2-7", "3-8", "8-9"),
               Cs: tuple = PAPER_CS, n_jobs: int = 2) -> list[dict]:

@@ -80,7 +80,7 @@ CI = dict(n_per_class=10, n_random=100)               # what the tests run
 TOLERANCES = (1e-3, 1e-4, 1e-5)                       # the tolerance study: the full-size table at each tol
 
 @experiment("spl-localization", summary="localization stand-in, CCCP vs SPL from random windows: SPL Table 2",
-            seconds=30, options=dict(n_per_class=at_least(5), n_random=at_least(1), tol=FRACTION))
+            options=dict(n_per_class=at_least(5), n_random=at_least(1), tol=FRACTION))
 def reproduce(out: str = "latent_mm_results/spl_localization", n_per_class: int = 20, n_random: int = 100,
               tol: float = 1e-4, n_jobs: int = 2) -> list[dict]:
     """SPL Table 2 on the localization stand-in: print the table, write `spl_localization_table2.csv` and

@@ -19,8 +19,7 @@ from ..report import format_table
 __all__ = ['reproduce']
 
 # %% ../../nbs/experiments/00_theory.ipynb #115cd363
-@experiment("theory", summary="G-MM invariants and Theorems 1-2 on toy problems", seconds=9,
-            options=dict(seeds=at_least(1)))
+@experiment("theory", summary="G-MM invariants and Theorems 1-2 on toy problems", options=dict(seeds=at_least(1)))
 def reproduce(out: str = "latent_mm_results/theory", seeds: int = 5) -> list[dict]:
     """Check G-MM's invariants and Theorems 1-2 on the toy problems: print a table, write `theory.png`/`theory.csv`."""
     import matplotlib.pyplot as plt

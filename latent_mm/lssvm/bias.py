@@ -74,13 +74,13 @@ class _MultiFoldRun(Bias):
         "Minus the held-out hinge loss of every example for every value of each latent variable, shaped like R."
         p = self.problem
         z = (R.argmin(1) if z_prev is None else np.asarray(z_prev)).reshape((p.n, -1))
-        G = np.empty((p.n,) + (z.shape[1], R.shape[1]))
+        G = np.full((p.n,) + (z.shape[1], R.shape[1]), -np.inf)   # -inf off a bag: a fold may lack the largest
         for k in range(self.spec.n_folds):                   # K independent solves, one per fold
             train, held = self.fold_ != k, self.fold_ == k
             self.coef_[k] = self._fit_fold(k, train, z)
             top, S = p.model.objective_terms(p.X[held], p.y[held], self.coef_[k])
             S = S.reshape(len(S), z.shape[1], -1)
-            G[held] = -(top[:, None, None] / z.shape[1] - S)   # minus the hinge loss, shared over the variables
+            G[held, :, :S.shape[2]] = -(top[:, None, None] / z.shape[1] - S)   # minus the hinge loss, shared over the variables
         return G.reshape(R.shape)
 
     def _fit_fold(self, k, train, z):

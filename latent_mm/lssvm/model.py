@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .bags import Bags, as_latent_data, instance_csr, instance_rows, instance_scores
 from ..solvers import Augmented, Oracle
 from .._checks import check_count
 
 # %% auto #0
-__all__ = ['BaseLatentModel', 'Bags', 'as_latent_data', 'instance_rows', 'instance_scores', 'FixedLatentBound', 'LatentModel',
-           'LatentMulticlass', 'ClassBlockBound', 'LatentBinary']
+__all__ = ['BaseLatentModel', 'FixedLatentBound', 'LatentModel', 'LatentMulticlass', 'ClassBlockBound', 'LatentBinary']
 
 # %% ../../nbs/lssvm/00_model.ipynb #b26281e2
 def _abstract(model, name):
@@ -168,135 +168,6 @@ class BaseLatentModel:
         "Refused: the oracle of a fixed-latent bound is `oracle(X, y, z)`."
         raise TypeError("model.bound(...) is now model.oracle(...)")
 
-# %% ../../nbs/lssvm/00_model.ipynb #be18128b
-class Bags:
-    """Examples with any number of latent values each, stored without padding: one row matrix `rows` (N, d) of every
-    example's rows in turn (a float array, or a CSR matrix for sparse features) and `offsets` (n + 1,), example i the
-    rows offsets[i]:offsets[i+1] (as CSR stores a matrix)."""
-
-    def __init__(self,
-                 rows,    # every example's rows one after the other, (N, d): an array or a scipy.sparse matrix
-                 offsets, # where every example starts, (n + 1,): 0, ..., N, non-decreasing
-                ):
-        self.rows = sp.csr_matrix(rows, dtype=float) if sp.issparse(rows) else np.asarray(rows, dtype=float)
-        self.offsets = np.asarray(offsets, dtype=np.int64)
-
-    @classmethod
-    def from_list(cls,
-                  bags, # n arrays (or scipy.sparse matrices) of shape (n_latent_i, d)
-                 )->Bags:
-        "Bags of a list of 2-D arrays (their rows copied once into one matrix; sparse if any bag is sparse)."
-        lengths = np.array([np.shape(b)[0] for b in bags], dtype=np.int64)
-        if any(sp.issparse(b) for b in bags):
-            rows = sp.vstack([sp.csr_matrix(b, dtype=float) for b in bags], format="csr")
-        else:
-            rows = np.concatenate([np.asarray(b, dtype=float) for b in bags])
-        return cls(rows, np.concatenate([[0], np.cumsum(lengths)]))
-
-    def __len__(self): return len(self.offsets) - 1
-
-    def __repr__(self): return f"Bags(n={len(self)}, n_latent={self.n_latent.min()}..{self.n_latent.max()}, d={self.shape[2]})"
-
-    @property
-    def n_latent(self) -> np.ndarray:
-        "Number of latent values (rows) of every example, (n,)."
-        return np.diff(self.offsets)
-
-    @property
-    def shape(self) -> tuple:
-        "(n, the largest n_latent, d): the shape of the padded array the bags stand for (never built)."
-        return (len(self), int(self.n_latent.max(initial=0)), self.rows.shape[1])
-
-    @property
-    def ndim(self) -> int: return 3
-
-    def positions(self) -> tuple:
-        "(example, latent value) of every row, two (N,) arrays."
-        example = np.repeat(np.arange(len(self)), self.n_latent)
-        return example, np.arange(self.rows.shape[0]) - self.offsets[example]
-
-    def take(self,
-             idx, # examples, (m,) integers
-            )->Bags:
-        "The bags of examples `idx`, one gather of their rows."
-        idx = np.asarray(idx, dtype=np.int64)
-        lengths = self.n_latent[idx]
-        offsets = np.concatenate([[0], np.cumsum(lengths)])
-        return Bags(self.rows[np.arange(offsets[-1]) + np.repeat(self.offsets[idx] - offsets[:-1], lengths)], offsets)
-
-    def __getitem__(self, key):
-        "Bag i's rows (int), the sub-container (slice, index array, mask), or one row per example (examples, h)."
-        if isinstance(key, tuple):
-            i, h = np.asarray(key[0]), np.asarray(key[1])
-            if np.any((h < 0) | (h >= self.n_latent[i])):
-                j = np.flatnonzero(np.broadcast_to((h < 0) | (h >= self.n_latent[i]), np.broadcast(i, h).shape))[0]
-                raise IndexError(f"h={np.broadcast_to(h, np.broadcast(i, h).shape).flat[j]} is out of range for bag "
-                                 f"{np.broadcast_to(i, np.broadcast(i, h).shape).flat[j]} of "
-                                 f"{self.n_latent[np.broadcast_to(i, np.broadcast(i, h).shape).flat[j]]} latent values")
-            at = np.broadcast_to(self.offsets[i] + h, np.broadcast(i, h).shape)
-            if sp.issparse(self.rows):                           # one row per example: dense (n, d), small
-                return self.rows[at.ravel()].toarray().reshape(at.shape + (self.rows.shape[1],))
-            return self.rows[at]
-        if isinstance(key, (int, np.integer)):
-            i = range(len(self))[key]
-            return self.rows[self.offsets[i]:self.offsets[i + 1]]
-        if isinstance(key, slice):
-            start, stop, step = key.indices(len(self))
-            if step == 1:
-                stop = max(stop, start)
-                return Bags(self.rows[self.offsets[start]:self.offsets[stop]], self.offsets[start:stop + 1] - self.offsets[start])
-            return self.take(np.arange(start, stop, step))
-        key = np.asarray(key)
-        return self.take(np.flatnonzero(key) if key.dtype == bool else key)
-
-    def pad(self,
-            values,         # one value (or row of values) per instance, (N, ...)
-            fill=-np.inf,   # the value of the missing slots
-           )->np.ndarray:
-        "Per-instance values as a padded (n, largest n_latent, ...) array with `fill` on every bag's missing slots."
-        values = np.asarray(values)
-        out = np.full(self.shape[:2] + values.shape[1:], fill, dtype=np.result_type(values, np.asarray(fill)))
-        out[self.positions()] = values
-        return out
-
-    def mean(self,
-             axis=1, # the axis of the latent values, as on the 3-D array (the only one)
-            )->np.ndarray:
-        "Every bag's mean row, (n, d), as `X.mean(1)` of the 3-D array (bags are never empty)."
-        if axis != 1:
-            raise ValueError(f"axis={axis!r}: Bags average over their rows only (axis=1)")
-        if sp.issparse(self.rows):
-            example = np.repeat(np.arange(len(self)), self.n_latent)
-            A = sp.csr_matrix((1.0 / self.n_latent[example], (example, np.arange(len(example)))),
-                              shape=(len(self), len(example)))
-            return np.asarray((A @ self.rows).todense())
-        return np.add.reduceat(self.rows, self.offsets[:-1], axis=0) / self.n_latent[:, None]
-
-    def __matmul__(self,
-                   W, # weights, (d,) or (d, K)
-                  )->np.ndarray:
-        "`X @ W` as on the 3-D array: every row's product with W, padded (n, largest n_latent[, K]) with -inf."
-        return self.pad(np.asarray(self.rows @ W))
-
-# %% ../../nbs/lssvm/00_model.ipynb #3fb6f34c
-def as_latent_data(X):
-    "X as a model computes with it: `Bags` as they are, anything else a float array (n, n_latent, d)."
-    return X if isinstance(X, Bags) else np.asarray(X, dtype=float)
-
-def instance_rows(X) -> np.ndarray:
-    "Every latent value's feature row, (N, d): the rows of bags (sparse ones as they are), or the 3-D array's rows."
-    X = as_latent_data(X)
-    return X.rows if isinstance(X, Bags) else X.reshape(-1, X.shape[-1])
-
-def instance_scores(X, # data: a 3-D array (n, n_latent, d) or `Bags`
-                    W, # weight rows, (K, d)
-                   )->np.ndarray:
-    "x_ih . W_k for every example, latent value and row k, (n, n_latent, K): one matrix product; -inf off a bag's rows."
-    X = as_latent_data(X)
-    if isinstance(X, Bags):
-        return X.pad(np.asarray(X.rows @ W.T))
-    return (X.reshape(-1, X.shape[-1]) @ W.T).reshape(X.shape[:-1] + (len(W),))
-
 # %% ../../nbs/lssvm/00_model.ipynb #bc24aeaa
 class FixedLatentBound(Oracle):
     "The bound b_z of G-MM eq. (9) as a solver sees it (latent values `z` fixed), for any model of the contract."
@@ -409,6 +280,23 @@ class LatentModel(BaseLatentModel):
         "The feature row of output (y_i, h_i) for every example, shape (n, d): row h_i of x_i here."
         X = as_latent_data(X)
         return X[np.arange(len(X)), h]
+
+    def feature_store(self,
+                      X, # data (n, n_latent, d)
+                     ):
+        """The rows the outputs write, one CSR matrix (rows, d) that `feature_index` points into: X's rows here (the
+        dual method keeps an output as a row and a block); None for a subclass whose `feature_rows` computes rows."""
+        return instance_csr(X) if type(self).feature_rows is LatentModel.feature_rows else None
+
+    def feature_index(self,
+                      X,   # data (n, n_latent, d)
+                      idx, # examples, (m,)
+                      y,   # a class per example of idx, (m,)
+                      h,   # a latent value per example of idx, (m,)
+                     )->np.ndarray:
+        "The row of `feature_store` of output (y_r, h_r) of example idx[r]: row h_r of x_idx[r] here."
+        X, idx = as_latent_data(X), np.asarray(idx, np.int64)
+        return (X.offsets[idx] if isinstance(X, Bags) else idx * X.shape[1]) + np.asarray(h, np.int64)
 
     def joint_features(self,
                        X, # data (n, n_latent, d)
@@ -553,6 +441,27 @@ class ClassBlockBound(FixedLatentBound):
         indices = (block[on, None] * d + np.arange(d)).ravel()
         return sp.csr_matrix((rows[on].ravel(), indices, indptr), shape=(len(L), self.n_features)), L
 
+    def plane_store(self):
+        "The model's `feature_store` of X (built once): the rows the outputs write, or None."
+        if not hasattr(self, "_store"):
+            self._store = self.model.feature_store(self.X)
+        return self._store
+
+    def positive_planes(self) -> tuple:
+        "(rows of `plane_store`, blocks) of every example's output (y_i, z_i)."
+        idx = np.arange(self.n_samples)
+        return (self.model.feature_index(self.X, idx, self.y, self.z),
+                np.asarray(self.model.feature_block(self.X, self.y, self.z)))
+
+    def loss_augmented_planes(self,
+                              w,   # the weights, (D,)
+                              idx, # examples, (m,) integers
+                             )->tuple:
+        "(rows of `plane_store`, blocks, L) of examples idx's loss-augmented argmax, one inference for all."
+        X, _, y_hat, h_hat, L = self._batch_inference(w, idx)
+        return (self.model.feature_index(self.X, idx, y_hat, h_hat), np.asarray(self.model.feature_block(X, y_hat, h_hat)),
+                L)
+
 # %% ../../nbs/lssvm/00_model.ipynb #37b4d96c
 class LatentBinary(LatentModel):
     """Binary latent SVM for X of shape (n, n_latent, d) (or `Bags`) and labels {0, 1}: label 1 scores row h of x, label 0
@@ -571,6 +480,15 @@ class LatentBinary(LatentModel):
         if np.any((y == 0) & (h != 0)):
             raise ValueError(f"h={h[(y == 0) & (h != 0)][0]!r}: label 0 has the single latent value 0")
         return np.where((y == 0)[:, None], X.mean(1), X[np.arange(len(X)), h])
+
+    def feature_store(self, X) -> sp.csr_matrix:
+        "X's rows, then every example's mean row (label 0's feature row)."
+        return sp.vstack([instance_csr(X), sp.csr_matrix(as_latent_data(X).mean(1))], format="csr")
+
+    def feature_index(self, X, idx, y, h) -> np.ndarray:
+        "Row h of x for label 1; the example's mean row (after X's N rows) for label 0."
+        N = instance_rows(X).shape[0]
+        return np.where(np.asarray(y) == 0, N + np.asarray(idx, np.int64), super().feature_index(X, idx, y, h))
 
     def scores(self, X, w) -> np.ndarray:
         "S[i, h, y], shape (n, n_latent, 2); S[i, h > 0, 0] = -inf (label 0 has one latent value)."

@@ -73,6 +73,24 @@ class Oracle:
             Phi[r], L[r] = out.phi, out.loss
         return Phi, L
 
+    def plane_store(self): # a scipy.sparse CSR matrix (rows, d), or None
+        """The rows every output's joint feature is made of, for an oracle whose outputs each write one row of d
+        features into one block of d weights (a class-block model): the dual method then keeps an output as (row,
+        block), never as a vector of n_features, and calls `positive_planes` and `loss_augmented_planes`. Default:
+        None, the outputs are the rows of `loss_augmented_batch`."""
+        return None
+
+    def positive_planes(self) -> tuple: # (rows (n,), blocks (n,)): block -1 for a joint feature 0
+        "The ground truths phi_i^+ as rows of `plane_store` and the weight blocks they write (an oracle with a store)."
+        raise _missing(self, "Oracle with a plane_store", "positive_planes")
+
+    def loss_augmented_planes(self,
+                              w:np.ndarray,   # the weights, (D,)
+                              idx:np.ndarray, # examples, (m,) integers
+                             )->tuple:        # (rows (m,), blocks (m,), L (m,))
+        "The oracle of examples `idx` as rows of `plane_store` and their blocks, with the losses (an oracle with a store)."
+        raise _missing(self, "Oracle with a plane_store", "loss_augmented_planes")
+
     def enumerate(self,
                   i:int,   # an example
                  )->tuple: # (Phi (m, D), L (m,)): every output's joint feature and loss

@@ -11,8 +11,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._checks import check_count, check_number
-from ._sdm_kernels import (dense_to_csr, dual_point, group_prox, inner_passes, insert_planes,
-                                            oracle_round, purge_slots, set_truth)
+from ._sdm_kernels import (dense_to_csr, dual_point, group_prox, insert_planes, oracle_round,
+                                            plane_scores, purge_slots, set_truth)
+from ._sdm_pass_kernels import inner_passes
 from .base import BoundSolver, SSVMResult, _no_worse, _positive, _primal, _reported
 
 # %% auto #0
@@ -45,9 +46,11 @@ def _elastic_form(reg, D, name="sdm"):
 # %% ../../nbs/solvers/05g_sdm.ipynb #394ad61b
 @dataclass
 class SDMState:
-    """The dual state of an `sdm` solve. Pool: plane p is the entries pidx[pstart[p]:pstart[p] + plen[p]],
-    pval[...]. Working sets (n, M): plane ids `ws` (slot 0 the ground truth), `cnt` slots used, weights `alpha`,
-    losses `loss`, Gram matrices `gram` (n, M, M), `age` (oracle rounds since the slot last had weight)."""
+    """The dual state of an `sdm` solve. Pool: plane p is the entries pidx[pstart[p]:pstart[p] + plen[p]] shifted by
+    poff[p], pval[...]: the state's own entries (`owned`), or the rows of the oracle's `plane_store`, never copied (a
+    plane is then a row and the offset of the weight block it writes). Working sets (n, M): plane ids `ws` (slot 0 the
+    ground truth), `cnt` slots used, weights `alpha`, losses `loss`, Gram matrices `gram` (n, M, M), `age` (oracle
+    rounds since the slot last had weight)."""
     n: int
     D: int
     M: int
@@ -63,18 +66,36 @@ class SDMState:
     age: np.ndarray
     n_planes: int = 0
     nnz: int = 0
+    poff: np.ndarray = None   # every plane's offset (None: 0 for every plane)
+    owned: bool = True        # whether pidx, pval are the state's own (else the rows of a plane store)
+
+    def __post_init__(self):
+        if self.poff is None:
+            self.poff = np.zeros(len(self.pstart), np.int64)
 
     @classmethod
-    def fresh(cls, n, D, M=8):
-        "Every example's weight on its slot 0 (no plane yet), room for 64 planes of 1024 entries."
+    def fresh(cls, n, D, M=8, store=None):
+        """Every example's weight on its slot 0 (no plane yet), room for 64 planes: of 1024 entries of its own, or
+        rows of `store` (indices, data) (the entries of a plane store's rows, which its planes point into)."""
         alpha = np.zeros((n, M))
         alpha[:, 0] = 1.0
-        return cls(n, D, M, np.zeros(1024, np.int32), np.zeros(1024), np.zeros(64, np.int64), np.zeros(64, np.int64),
-                   np.zeros((n, M), np.int64), np.ones(n, np.int64), alpha, np.zeros((n, M)), np.zeros((n, M, M)),
-                   np.zeros((n, M), np.int64))
+        pidx, pval = (np.zeros(1024, np.int32), np.zeros(1024)) if store is None else store
+        return cls(n, D, M, pidx, pval, np.zeros(64, np.int64), np.zeros(64, np.int64), np.zeros((n, M), np.int64),
+                   np.ones(n, np.int64), alpha, np.zeros((n, M)), np.zeros((n, M, M)), np.zeros((n, M), np.int64),
+                   owned=store is None)
 
     def copy(self):
-        return SDMState(**{k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()})
+        "A deep copy, but for the rows of a plane store, which it shares."
+        shared = () if self.owned else ("pidx", "pval")
+        return SDMState(**{k: (v.copy() if isinstance(v, np.ndarray) and k not in shared else v)
+                           for k, v in self.__dict__.items()})
+
+    def points_into(self, store) -> bool:
+        "Whether the planes fit an oracle with this plane store ((indices, data), or None: planes of their own)."
+        if self.owned or store is None:
+            return self.owned and store is None
+        return ((self.pidx is store[0] and self.pval is store[1])
+                or (np.array_equal(self.pidx, store[0]) and np.array_equal(self.pval, store[1])))
 
     def live_planes(self) -> np.ndarray:
         "The plane ids some working set holds."
@@ -90,32 +111,49 @@ class SDMState:
         offsets = np.cumsum(lens) - lens                    # where each row starts among the new entries
         self.pstart[ids] = self.nnz + offsets
         self.plen[ids] = lens
+        self.poff[ids] = 0
         src = np.repeat(first - offsets, lens) + np.arange(nnz)
         self.pidx[self.nnz:self.nnz + nnz] = A.indices[src]
         self.pval[self.nnz:self.nnz + nnz] = A.data[src]
         self.n_planes, self.nnz = self.n_planes + m, self.nnz + nnz
         return ids
 
+    def add_rows(self, starts, lens, offs) -> np.ndarray:
+        "Append planes pointing into the plane store: entries starts[r]..starts[r] + lens[r] - 1 shifted by offs[r]."
+        m = len(starts)
+        self.reserve(m, 0)
+        ids = np.arange(self.n_planes, self.n_planes + m)
+        self.pstart[ids], self.plen[ids], self.poff[ids] = starts, lens, offs
+        self.n_planes += m
+        return ids
+
     def reserve(self, m, nnz):
         "Room for m more planes of nnz entries: the live planes compacted, in pools twice their need if that is short."
-        if self.n_planes + m <= len(self.pstart) and self.nnz + nnz <= len(self.pidx):
+        if self.n_planes + m <= len(self.pstart) and (not self.owned or self.nnz + nnz <= len(self.pidx)):
             return
         live = np.unique(self.live_planes())
         lens = self.plen[live]
-        need_planes, need_nnz = len(live) + m, int(lens.sum()) + nnz
+        need_planes = len(live) + m
         cap_planes = len(self.pstart) if 2 * need_planes <= len(self.pstart) else 2 * need_planes
-        cap_nnz = len(self.pidx) if 2 * need_nnz <= len(self.pidx) else 2 * need_nnz
-        starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
-        src = np.repeat(self.pstart[live] - starts, lens) + np.arange(int(lens.sum()))
-        pidx, pval = np.zeros(cap_nnz, np.int32), np.zeros(cap_nnz)
-        pidx[:len(src)], pval[:len(src)] = self.pidx[src], self.pval[src]
+        if self.owned:                                      # the live planes' entries, moved to the front
+            need_nnz = int(lens.sum()) + nnz
+            cap_nnz = len(self.pidx) if 2 * need_nnz <= len(self.pidx) else 2 * need_nnz
+            starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+            src = np.repeat(self.pstart[live] - starts, lens) + np.arange(int(lens.sum()))
+            pidx, pval = np.zeros(cap_nnz, np.int32), np.zeros(cap_nnz)
+            pidx[:len(src)], pval[:len(src)] = self.pidx[src], self.pval[src]
+            self.pidx, self.pval, self.nnz = pidx, pval, int(lens.sum())
+        else:                                               # rows of the store: they stay where they are
+            starts = self.pstart[live]
+        offs = self.poff[live]
         renumber = np.full(max(self.n_planes, 1), -1, np.int64)
         renumber[live] = np.arange(len(live))
         used = np.arange(self.M)[None, :] < self.cnt[:, None]
         self.ws[used] = renumber[self.ws[used]]
         self.pstart, self.plen = np.zeros(cap_planes, np.int64), np.zeros(cap_planes, np.int64)
-        self.pstart[:len(live)], self.plen[:len(live)] = starts, lens
-        self.pidx, self.pval, self.n_planes, self.nnz = pidx, pval, len(live), int(lens.sum())
+        self.poff = np.zeros(cap_planes, np.int64)
+        self.pstart[:len(live)], self.plen[:len(live)], self.poff[:len(live)] = starts, lens, offs
+        self.n_planes = len(live)
 
     def grow(self, M):
         "Working sets of capacity M (> the current one)."
@@ -162,16 +200,61 @@ def _oracle_rows(oracle, w, ex, D) -> tuple:
                          "examples; it must return one of each per example")
     return A, L
 
-def _add_planes(st, A, rows, ex, L, work):
-    "Rows `rows` of A become planes of their examples ex[rows], the working sets doubled while one is full."
-    ids = st.add_planes(A, rows)
-    ok = insert_planes(ex[rows], ids, L[rows], st.ws, st.cnt, st.alpha, st.loss, st.gram, st.age, st.pidx, st.pval,
-                       st.pstart, st.plen, work)
+def _insert(st, ex, ids, L, work):
+    "Planes `ids` (losses L) join the working sets of examples ex, the working sets doubled while one is full."
+    ok = insert_planes(ex, ids, L, st.ws, st.cnt, st.alpha, st.loss, st.gram, st.age, st.pidx, st.pval, st.pstart,
+                       st.plen, st.poff, work)
     while not ok.all():
         st.grow(2 * st.M)
         bad = np.flatnonzero(~ok)
-        ok[bad] = insert_planes(ex[rows[bad]], ids[bad], L[rows[bad]], st.ws, st.cnt, st.alpha, st.loss, st.gram,
-                                st.age, st.pidx, st.pval, st.pstart, st.plen, work)
+        ok[bad] = insert_planes(ex[bad], ids[bad], L[bad], st.ws, st.cnt, st.alpha, st.loss, st.gram, st.age, st.pidx,
+                                st.pval, st.pstart, st.plen, st.poff, work)
+
+# %% ../../nbs/solvers/05g_sdm.ipynb #7e62b94f
+def _plane_store(oracle, D) -> tuple | None:
+    """The oracle's `plane_store` as (indptr int64, indices int32, data float64, d), its rows of d features, or None
+    (an oracle without one: its outputs are rows of `loss_augmented_batch`)."""
+    S = getattr(oracle, "plane_store", lambda: None)()
+    if S is None:
+        return None
+    S = sp.csr_matrix(S)
+    d = S.shape[1]
+    if d < 1 or D % d:
+        raise ValueError(f"plane_store has rows of {d} features; n_features={D} must be a whole number of blocks of "
+                         "that width")
+    return S.indptr.astype(np.int64, copy=False), *_kernel_csr(S)[1:], d
+
+def _plane_rows(store, rows, blocks, D, what) -> tuple:
+    "(starts, lens, offsets) of planes `rows` of the store written into weight blocks `blocks` (< 0: no feature), checked."
+    indptr, _, _, d = store
+    rows, blocks = np.asarray(rows, np.int64).ravel(), np.asarray(blocks, np.int64).ravel()
+    on = blocks >= 0
+    bad = np.flatnonzero(on & ((rows < 0) | (rows >= len(indptr) - 1)) | (blocks >= D // d))
+    if len(bad):
+        r = bad[0]
+        raise ValueError(f"{what} returned row {rows[r]} in block {blocks[r]}; a plane is a row of the plane store "
+                         f"(0..{len(indptr) - 2}) in a block of n_features={D} (0..{D // d - 1}, or -1 for none)")
+    starts = indptr[np.where(on, rows, 0)]
+    lens = np.where(on, indptr[np.where(on, rows, 0) + 1] - starts, 0)
+    return starts, lens, np.where(on, blocks * d, 0)
+
+def _oracle_planes(oracle, w, ex, store, D) -> tuple:
+    "The batched oracle at w for examples `ex` as planes of the store: (starts, lens, offsets, losses), checked."
+    rows, blocks, L = oracle.loss_augmented_planes(w, ex)
+    L = np.asarray(L, dtype=float)
+    if np.shape(rows) != (len(ex),) or np.shape(blocks) != (len(ex),) or L.shape != (len(ex),):
+        raise ValueError(f"loss_augmented_planes returned {np.shape(rows)} rows, {np.shape(blocks)} blocks and {L.shape} "
+                         f"losses for {len(ex)} examples; it must return one of each per example")
+    return (*_plane_rows(store, rows, blocks, D, "loss_augmented_planes"), L)
+
+class _Truths:
+    "The ground truths as a state's slot-0 planes: `truths @ w` their scores (what P(w) needs of phi_i^+)."
+    def __init__(self, st): self.st = st
+
+    def __matmul__(self, w):
+        st = self.st
+        return plane_scores(np.ascontiguousarray(st.ws[:, 0]), np.asarray(w, float), st.pidx, st.pval, st.pstart,
+                            st.plen, st.poff)
 
 # %% ../../nbs/solvers/05g_sdm.ipynb #5128445f
 class SDM(BoundSolver):
@@ -218,30 +301,42 @@ class SDM(BoundSolver):
                w_prev,       # returned instead of the final point if it is at least as good
                random_state, # the order of the block steps (a seed or a `numpy.random.Generator`)
               )->SSVMResult:
-        "Minimise P(w) of `oracle`, from `warm` if it is an `SDMState`."
+        """Minimise P(w) of `oracle`, from `warm` if it is an `SDMState` whose planes fit the oracle (the same plane store,
+        or planes of their own for an oracle without one)."""
         tol, max_passes, max_age, max_inner, inner_ratio = (self.tol, self.max_passes, self.max_age, self.max_inner,
                                                             self.inner_ratio)
         cg_iter, cg_rtol, cg_every, max_smo, rounds = self.cg_iter, self.cg_rtol, self.cg_every, self.max_smo, self.rounds
         capacity = self.capacity
-        pos = _positive(oracle)
         n, D = oracle.n_samples, oracle.n_features
+        store = _plane_store(oracle, D)                        # planes as rows of the data (a class-block model)
         ridge, grouped, fgroup, gptr, gidx, mu, free = _elastic_form(reg, D)
         if self.resumes(warm) and (warm.n, warm.D) != (n, D):
             raise ValueError(f"warm has n={warm.n}, D={warm.D}; this oracle has n_samples={n}, n_features={D}")
         rng = np.random.default_rng(random_state)
         order_state = np.array([rng.integers(2**63)], dtype=np.uint64)
-        st = warm.copy() if self.resumes(warm) else SDMState.fresh(n, D, capacity)
+        entries = None if store is None else store[1:3]
+        st = warm.copy() if self.resumes(warm) and warm.points_into(entries) else SDMState.fresh(n, D, capacity, entries)
         work, gnorm2 = np.zeros(D), np.zeros(len(mu))
-        P_rows = _csr_rows(pos, D)
-        st.reserve(3 * n, 3 * P_rows.nnz)
-        set_truth(np.arange(n), st.add_planes(P_rows), st.ws, st.cnt, st.gram, st.pidx, st.pval, st.pstart, st.plen, work)
+        if store is None:
+            pos = _positive(oracle)
+            P_rows = _csr_rows(pos, D)
+            st.reserve(3 * n, 3 * P_rows.nnz)
+            truths = st.add_planes(P_rows)
+        else:
+            pos = _Truths(st)                                  # phi_i^+ never built: slot 0 of the working sets
+            st.reserve(3 * n, 0)
+            truths = st.add_rows(*_plane_rows(store, *oracle.positive_planes(), D, "positive_planes"))
+            if len(truths) != n:
+                raise ValueError(f"positive_planes returned {len(truths)} planes for n_samples={n}; it must return one "
+                                 "per example")
+        set_truth(np.arange(n), truths, st.ws, st.cnt, st.gram, st.pidx, st.pval, st.pstart, st.plen, st.poff, work)
         ex = np.flatnonzero(s > 0)
         c, weight = s / (lam * n), s[ex] / n
         v, w = np.zeros(D), np.zeros(D)
 
         def refresh():
             "v and w from the weights alpha (exact, after the incremental updates of the passes)."
-            lost = dual_point(ex, c, st.ws, st.cnt, st.alpha, st.pidx, st.pval, st.pstart, st.plen, v)
+            lost = dual_point(ex, c, st.ws, st.cnt, st.alpha, st.pidx, st.pval, st.pstart, st.plen, st.poff, v)
             if lost:
                 raise FloatingPointError(f"{lost} blocks lost their weight in the block steps")
             group_prox(v, w, ridge, gptr, gidx, mu, gnorm2, free)
@@ -253,9 +348,15 @@ class SDM(BoundSolver):
         converged, n_rounds, n_inner = len(ex) == 0, 0, 0
         while not converged and n_rounds < max_passes:
             n_rounds += 1
-            A, L = _oracle_rows(oracle, w, ex, D)
-            oracle_round(ex, st.ws, st.cnt, st.loss, st.alpha, st.age, w, st.pidx, st.pval, st.pstart, st.plen,
-                         *_kernel_csr(A), L, top, truth, best, mean, lin)
+            if store is None:
+                A, L = _oracle_rows(oracle, w, ex, D)
+                aptr, aidx, aval = _kernel_csr(A)
+                arows = (aptr[:-1], np.diff(aptr), np.zeros(len(ex), np.int64), aidx, aval)
+            else:
+                *where, L = _oracle_planes(oracle, w, ex, store, D)
+                arows = (*where, st.pidx, st.pval)
+            oracle_round(ex, st.ws, st.cnt, st.loss, st.alpha, st.age, w, st.pidx, st.pval, st.pstart, st.plen, st.poff,
+                         *arows, L, top, truth, best, mean, lin)
             P = lam * reg.value(w) + float(weight @ np.maximum(top - truth, 0.0))
             D_val = -lam * reg.conjugate(v) + float(weight @ lin)
             if P - D_val <= tol * max(P, 1e-300):
@@ -268,13 +369,15 @@ class SDM(BoundSolver):
             if n_rounds % 5 == 0:
                 st.purge(max_age)
             if new.any():
-                _add_planes(st, A, np.flatnonzero(new), ex, L, work)
+                rows = np.flatnonzero(new)
+                ids = st.add_planes(A, rows) if store is None else st.add_rows(*(a[rows] for a in arows[:3]))
+                _insert(st, ex[rows], ids, L[rows], work)
             target = max(0.25 * tol * P, inner_ratio * float(weight @ missing))
             eps = max(0.25 * tol * P / max(weight.sum(), 1e-300), 1e-12)
             n_inner += inner_passes(ex, weight, c, st.ws, st.cnt, st.alpha, st.loss, st.gram, st.pidx, st.pval,
-                                    st.pstart, st.plen, w, v, ridge, grouped, fgroup, gptr, gidx, mu, gnorm2, eps, target,
-                                    max_inner, max_smo, rounds if grouped else 1, order_state, bgap, cg_iter, cg_rtol,
-                                    cg_every, stats)[0]
+                                    st.pstart, st.plen, st.poff, w, v, ridge, grouped, fgroup, gptr, gidx, mu, gnorm2, eps,
+                                    target, max_inner, max_smo, rounds if grouped else 1, order_state, bgap, cg_iter,
+                                    cg_rtol, cg_every, stats)[0]
             refresh()
         if not converged:                                      # the point the last passes reached
             P = _primal(oracle, w, lam, s, reg, pos)

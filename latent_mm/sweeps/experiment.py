@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
+from importlib import resources
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
+from .._checks import check_number
 from .provenance import STALE, stale_records
 
 # %% auto #0
-__all__ = ['N_JOBS', 'FRACTION', 'POSITIVE', 'NON_NEGATIVE', 'FOLDER', 'COMMON_OPTIONS', 'option_rule', 'at_least', 'OptionError',
-           'check_option', 'greater_than', 'about', 'Experiment', 'experiment', 'find_experiments']
+__all__ = ['N_JOBS', 'FRACTION', 'POSITIVE', 'NON_NEGATIVE', 'FOLDER', 'COMMON_OPTIONS', 'RUN_TIMES', 'option_rule', 'at_least',
+           'OptionError', 'check_option', 'greater_than', 'about', 'measured_run_times', 'Experiment', 'experiment',
+           'find_experiments']
 
 # %% ../../nbs/sweeps/12d_experiment.ipynb #2fab09df
 def option_rule(kind: type, accept: Callable, rule: str) -> Callable:
@@ -75,6 +79,36 @@ def about(seconds: float) -> str:
         return f"about {round(seconds / 60)} min"
     return f"about {seconds / 3600:.1f} h"
 
+# %% ../../nbs/sweeps/12d_experiment.ipynb #1af9e282
+RUN_TIMES = "run_times.json"   # the package data file of measured run times (`benchmarks/run_times.py --write`)
+
+def _measurement(name, m) -> dict:
+    """One experiment's measurement, checked: an object with 'seconds' > 0, 'compile_seconds' >= 0 if given, and
+    'measured' the date of the measurement or null (an estimate)."""
+    try:
+        if not isinstance(m, dict):
+            raise ValueError("it must be an object with 'seconds'")
+        check_number("seconds", m.get("seconds"), strict=True)
+        check_number("compile_seconds", m.get("compile_seconds", 0.0))
+        if not (m.get("measured") is None or isinstance(m["measured"], str)):
+            raise ValueError(f"measured={m['measured']!r} must be a date (text) or null")
+    except ValueError as e:
+        raise ValueError(f"{RUN_TIMES}: the run time of {name!r} is {m!r}: {e}") from None
+    return m
+
+def measured_run_times(text=None) -> dict:
+    """Every measured experiment's run time, name -> dict(seconds, compile_seconds, ...): the package's `RUN_TIMES`
+    (or the JSON `text`), parsed as data; {} when there is none."""
+    if text is None:
+        path = resources.files("latent_mm") / "data" / RUN_TIMES
+        if not path.is_file():
+            return {}
+        text = path.read_text()
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"{RUN_TIMES} must hold a JSON object, name -> measurement")
+    return {name: _measurement(name, m) for name, m in data.items()}
+
 # %% ../../nbs/sweeps/12d_experiment.ipynb #76eb0044
 @dataclass(frozen=True)
 class Experiment:
@@ -82,13 +116,18 @@ class Experiment:
     name: str                # its name on the command line
     func: Callable           # the reproducer; its keyword arguments with defaults become options
     summary: str             # one line: which tables and figures it makes
-    seconds: float           # measured run time at the defaults on 2 idle cores (benchmarks/run_times.py)
+    seconds: float | None    # measured run time at the defaults on 2 cores, compilation aside (None: not measured)
     options: dict = field(default_factory=dict)   # argument name -> allowed values, or a rule (text -> value)
+    compile_seconds: float = 0.0                  # numba's compilation on the first run after install
+    measured: str | None = None                   # the date of the measurement; None: an estimate, not a measurement
 
     @property
     def run_time(self) -> str:
-        "The expected run time at the defaults, in words."
-        return f"{about(self.seconds)} on 2 cores"
+        "The expected run time at the defaults, in words, with the first run's compilation when it is 5 s or more."
+        if self.seconds is None:
+            return "run time not measured"
+        first = f", {about(self.compile_seconds)[6:]} more the first time (compiling)" if self.compile_seconds >= 5 else ""
+        return f"{about(self.seconds)} on 2 cores{first}" + ("" if self.measured else " (an estimate, not yet measured)")
 
 # %% ../../nbs/sweeps/12d_experiment.ipynb #83acea25
 def _with_stale(signature: inspect.Signature) -> inspect.Signature:
@@ -113,7 +152,7 @@ def _rules(name, func, options) -> dict:
     return rules
 
 # %% ../../nbs/sweeps/12d_experiment.ipynb #d77b0fb4
-def experiment(name: str, *, summary: str, seconds: float, options: dict | None = None):
+def experiment(name: str, *, summary: str, options: dict | None = None):
     """Decorator registering a `reproduce` function as the experiment `name` of the command line. The registered
     function takes one more option, `stale` ("stop" or "rerun"), the policy for stored trials that today's code did
     not produce."""
@@ -121,8 +160,6 @@ def experiment(name: str, *, summary: str, seconds: float, options: dict | None 
         raise ValueError(f"name={name!r} must be a non-empty word (letters, digits, - or _)")
     if not summary or "\n" in summary:
         raise ValueError(f"summary={summary!r} must be one non-empty line")
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < np.inf:
-        raise ValueError(f"seconds={seconds!r} must be the measured run time at the defaults, a number > 0")
     def register(func):
         rules = _rules(name, func, dict(options or {}))
         @functools.wraps(func)
@@ -135,7 +172,9 @@ def experiment(name: str, *, summary: str, seconds: float, options: dict | None 
             with stale_records(stale):
                 return func(*args, **kwargs)
         checked.__signature__ = _with_stale(inspect.signature(func))
-        checked.experiment = Experiment(name, checked, summary, float(seconds), rules | dict(stale=STALE))
+        measured = measured_run_times().get(name, {})
+        checked.experiment = Experiment(name, checked, summary, measured.get("seconds"), rules | dict(stale=STALE),
+                                        measured.get("compile_seconds", 0.0), measured.get("measured"))
         return checked
     return register
 
