@@ -72,9 +72,11 @@ COMMON_OPTIONS = dict(out=FOLDER, n_jobs=N_JOBS, stale=STALE)     # rules of the
 
 # %% ../../nbs/sweeps/12d_experiment.ipynb #843f33d1
 def about(seconds: float) -> str:
-    "A run time in words, rounded: 'about 40 s', 'about 3 min', 'about 1.5 h'."
-    if seconds < 60:
+    "A run time in words, rounded: 'about 40 s', 'about 1.5 min' (half minutes below 10 min), 'about 30 min', 'about 1.5 h'."
+    if seconds < 57.5:
         return f"about {max(5, 5 * round(seconds / 5))} s"
+    if seconds < 10 * 60:
+        return f"about {round(seconds / 30) / 2:g} min"
     if seconds < 90 * 60:
         return f"about {round(seconds / 60)} min"
     return f"about {seconds / 3600:.1f} h"
