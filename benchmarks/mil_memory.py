@@ -63,7 +63,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.child:
         return child(args.child)
-    from latent_mm.datasets import load_mil
+    from latent_mm.datasets import MIL_DATASETS, load_mil
+    bad = [d for d in args.data.split(",") if d not in MIL_DATASETS] + \
+          [f for f in args.fits.split(",") if f not in ("cccp", "gmm", "spl")]
+    if bad:
+        ap.error(f"{bad[0]!r} is neither a shipped MIL data set ({', '.join(MIL_DATASETS)}) nor a fit (cccp, gmm, spl)")
     print("| data | bags | instances x d | instance matrix (MB) | padded 3-D array (MB) | fit | CPU s | iterations | "
           "peak above the data (MB) | peak / instance matrix |")
     print("|---|---|---|---|---|---|---|---|---|---|")
