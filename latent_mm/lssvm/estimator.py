@@ -36,9 +36,10 @@ def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
     default one value in 0..n_latent-1 per example). Errors name the offending value. A `model` validates X further
     with its `check_input(X)` (e.g. against its grid)."""
     if sp.issparse(X):
-        raise ValueError(f"X is one scipy.sparse matrix ({type(X).__name__}) of shape {X.shape}: sparse input is not "
-                         "accepted yet as one matrix, whose examples have no latent values; pass a list of n sparse "
-                         "matrices (n_latent_i, d), one per example, or a dense array: X.toarray()")
+        raise ValueError(f"X is one scipy.sparse matrix ({type(X).__name__}) of shape {X.shape}, which does not say "
+                         "which rows belong to which example: pass Bags(X, offsets) (example i has the rows "
+                         "offsets[i]:offsets[i + 1], its latent values; Bags(X, np.arange(X.shape[0] + 1)) for one "
+                         "latent value per example) or a list of n sparse matrices (n_latent_i, d)")
     if isinstance(X, (list, tuple)):
         X = _list_data(X)
     X = _check_bags(X) if isinstance(X, Bags) else _check_array(X)
