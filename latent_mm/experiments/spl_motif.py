@@ -15,12 +15,11 @@ from ..lssvm import LatentBinary, LatentSSVM
 from ..sweeps import POSITIVE, at_least, experiment, record_call, register_trial
 from ..report import sample_std, write_csv
 from ..lssvm.spl import SelfPacedSSVM
-from ..selection import touching_configuration
 
 # %% auto #0
 __all__ = ['PROTEINS', 'METHODS', 'GMM_SPL', 'SOLVER', 'TOL', 'FULL', 'CI', 'sample_markov', 'make_motif_data', 'motif_features',
-           'mean_hamming', 'motif_fold', 'paper_cccp', 'motif_trial', 'table1_configs', 'run_table1', 'best_seed',
-           'summarize', 'stuck_runs', 'stuck_table', 'plot_figure2', 'write_tables', 'reproduce']
+           'mean_hamming', 'motif_fold', 'motif_trial', 'table1_configs', 'run_table1', 'best_seed', 'summarize',
+           'stuck_runs', 'stuck_table', 'plot_figure2', 'write_tables', 'reproduce']
 
 # %% ../../nbs/experiments/03_spl_motif.ipynb #f8c4aac1
 PROTEINS = {
@@ -88,10 +87,11 @@ def mean_hamming(seqs, starts, motif_length) -> float:
 SOLVER = "auto"          # the bound solver of the committed runs: the library's default, the sequential dual method
 TOL = 1e-6               # its certified relative duality gap: fine enough to resolve the stop test at eps = 0.001 / C
 
-def _estimator(method, C, eps, tol, max_iter, seed):
-    "The estimator of a method name of `METHODS`."
+def _estimator(method, C, eps, tol, max_iter, seed, stop="decrease"):
+    "The estimator of a method name of `METHODS`; CCCP stops by `stop` (SPL's own rule is the decrease)."
     if METHODS[method] is None:
-        return LatentSSVM(LatentBinary(), C=C, eps=eps, tol=tol, max_iter=max_iter, solver=SOLVER, random_state=seed)
+        return LatentSSVM(LatentBinary(), C=C, eps=eps, stop=stop, tol=tol, max_iter=max_iter, solver=SOLVER,
+                          random_state=seed)
     criterion = Entropy(1.0) if METHODS[method] == "entropy" else METHODS[method]
     return SelfPacedSSVM(LatentBinary(), C=C, criterion=criterion, min_decrease=eps, tol=tol, max_stages=max_iter,
                          solver=SOLVER, random_state=seed, **(GMM_SPL if method == "G-MM SPL" else {}))
@@ -111,44 +111,24 @@ def motif_fold(protein, fold, seed, n=400, length=40, data_seed=0):
     h0 = np.where(y[train] == 1, rng.integers(0, X.shape[1], len(train)), 0)
     return data, X, y, train, test, h0
 
-def paper_cccp(est, X, y, h0, eps, max_iter) -> tuple:
-    """CCCP as SPL's Algorithm 2 states it: impute the latent values at the last w (the touching bound), solve that
-    bound, until the objective (8) decreases by less than `eps`. `est` solves one bound a fit (`max_iter=1`).
-    Returns (est fitted to the last bound, the number of bounds solved, whether the rule stopped the run, G-MM's gap
-    d_1 = b_1(w_1) - F(w_1) after the first bound)."""
-    h, F_prev = h0, None
-    for t in range(1, max_iter + 1):
-        est.fit(X, y, h0=h)
-        if F_prev is None:                        # F(w_0): the first bound touches it
-            F_prev, first_gap = float(est.trace_.bound_prev[0]), float(est.trace_.gap[0])
-        if F_prev - est.objective_ < eps:
-            return est, t, True, first_gap
-        F_prev = est.objective_
-        h = touching_configuration(est.problem_.regrets(est.result_.w), est.latent_)
-    return est, max_iter, False, first_gap
-
 @register_trial
 def motif_trial(method, protein, fold, seed, *, n=400, length=40, C=150.0, eps=None, tol=TOL, max_iter=60,
                 stop="decrease", data_seed=0) -> dict:
     """One run of Table 1: train `method` on half of `protein`'s sequences (split `fold`) from random starts (`seed`).
-    CCCP stops as SPL's paper has it, when the objective decreases by less than eps (`stop="decrease"`, `paper_cccp`),
-    or by G-MM's rule, the gap d_t = b_t(w_t) - F(w_t) below eps (`stop="gap"`, the library's `LatentSSVM`)."""
+    CCCP stops as SPL's paper has it, when the objective decreases by less than eps (`stop="decrease"`), or by
+    G-MM's rule, the gap d_t = b_t(w_t) - F(w_t) below eps (`stop="gap"`): `LatentSSVM(stop=stop)` either way."""
     import warnings
     if stop not in ("decrease", "gap"):
         raise ValueError(f"stop={stop!r} must be 'decrease' (SPL's CCCP) or 'gap' (G-MM's rule)")
     data, X, y, train, test, h0 = motif_fold(protein, fold, seed, n, length, data_seed)
     m = PROTEINS[protein]["motif_length"]
     eps = 1e-3 / C if eps is None else eps
-    paper = METHODS[method] is None and stop == "decrease"
-    est = _estimator(method, C, eps, tol, 1 if paper else max_iter, seed)
+    est = _estimator(method, C, eps, tol, max_iter, seed, stop)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")            # non-convergence is recorded in the result
-        if paper:
-            est, n_iter, converged, first_gap = paper_cccp(est, X[train], y[train], h0, eps, max_iter)
-        else:
-            est.fit(X[train], y[train], h0=h0)
-            n_iter, converged, first_gap = int(est.n_iter_), bool(est.converged_), float(est.trace_.gap[0])
+        est.fit(X[train], y[train], h0=h0)
+    n_iter, converged, first_gap = int(est.n_iter_), bool(est.converged_), float(est.trace_.gap[0])
     seconds = time.perf_counter() - start
     pos = y[train] == 1
     seqs = data["seqs"][train]

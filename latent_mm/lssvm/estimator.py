@@ -36,9 +36,10 @@ def check_latent_data(X, y=None, h0=None, n_classes=None, model=None):
     default one value in 0..n_latent-1 per example). Errors name the offending value. A `model` validates X further
     with its `check_input(X)` (e.g. against its grid)."""
     if sp.issparse(X):
-        raise ValueError(f"X is one scipy.sparse matrix ({type(X).__name__}) of shape {X.shape}: sparse input is not "
-                         "accepted yet as one matrix, whose examples have no latent values; pass a list of n sparse "
-                         "matrices (n_latent_i, d), one per example, or a dense array: X.toarray()")
+        raise ValueError(f"X is one scipy.sparse matrix ({type(X).__name__}) of shape {X.shape}, which does not say "
+                         "which rows belong to which example: pass Bags(X, offsets) (example i has the rows "
+                         "offsets[i]:offsets[i + 1], its latent values; Bags(X, np.arange(X.shape[0] + 1)) for one "
+                         "latent value per example) or a list of n sparse matrices (n_latent_i, d)")
     if isinstance(X, (list, tuple)):
         X = _list_data(X)
     X = _check_bags(X) if isinstance(X, Bags) else _check_array(X)
@@ -179,6 +180,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         "bias": [callable, HasMethods(["start"]), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "eps": [Interval(Real, 0, None, closed="left")],
+        "stop": [StrOptions({"gap", "decrease"})],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_passes": [Interval(Integral, 1, None, closed="left")],
         "solver": [StrOptions(set(SOLVERS)), BoundSolver],
@@ -195,7 +197,8 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
                  eta=1.0,              # G-MM's progress coefficient in (0, 1]; 1 with touching bounds is CCCP
                  bias=None,            # the bias of bound='biased' (e.g. `latent_mm.lssvm.bias.multifold_mil()`)
                  max_iter=100,         # G-MM iterations
-                 eps=1e-3,             # G-MM's stopping gap d_t < eps
+                 eps=1e-3,             # G-MM's stopping gap d_t < eps (or the decrease of the objective, `stop`)
+                 stop="gap",           # 'gap': G-MM's rule; 'decrease': F(w_t-1) - F(w_t) < eps, CCCP as Yu and Joachims state it (touching bounds)
                  tol=1e-3,             # the bound solver's certificate (relative duality gap)
                  max_passes=1000,      # the bound solver's budget of passes over the examples
                  solver="auto",        # the bound solver: a name in `latent_mm.solvers.SOLVERS` or a `BoundSolver`
@@ -204,7 +207,7 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
                  random_state=None,    # seed or Generator for the selectors and the solver
                 ):
         self.model, self.C, self.bound, self.eta, self.bias = model, C, bound, eta, bias
-        self.max_iter, self.eps, self.tol, self.max_passes = max_iter, eps, tol, max_passes
+        self.max_iter, self.eps, self.stop, self.tol, self.max_passes = max_iter, eps, stop, tol, max_passes
         self.solver, self.subset_fraction, self.regularizer = solver, subset_fraction, regularizer
         self.random_state = random_state
 
@@ -298,9 +301,13 @@ class LatentSSVM(ClassifierMixin, BaseEstimator):
         return self.regularizer
 
     def _train(self, problem, w0, h0, select, rng):
-        "G-MM from (w0, h0): Algorithm 1 with the selector of `bound`."
-        return gmm(problem, w0, select, eta=self.eta, eps=self.eps, max_iter=self.max_iter, random_state=rng,
-                   h0=h0.reshape(-1))
+        "G-MM from (w0, h0): Algorithm 1 with the selector of `bound`, stopping by `stop`."
+        if self.stop == "decrease" and not (isinstance(self.bound, str) and self.bound == "touching" and self.eta == 1.0):
+            raise ValueError(f"stop='decrease' with bound={self.bound!r}, eta={self.eta:g}: the objective's decrease is "
+                             "MM's stopping rule, for bound='touching' and eta=1 (G-MM's bounds may raise F from one "
+                             "step to the next); use stop='gap'")
+        return gmm(problem, w0, select, eta=self.eta, eps=self.eps, stop=self.stop, max_iter=self.max_iter,
+                   random_state=rng, h0=h0.reshape(-1))
 
     def _initial_latent(self, rule, model, X, y, sample_weight, rng) -> np.ndarray:
         "h0 for `fit`: the pooled start for 'auto' (one latent variable per example, several values), else 0."

@@ -167,7 +167,8 @@ class GroupNormSSVM(LatentSSVM):
                  eta=1.0,              # G-MM's progress coefficient in (0, 1]; 1 with touching bounds is CCCP
                  bias=None,            # the bias of bound='biased'
                  max_iter=100,         # G-MM iterations
-                 eps=1e-3,             # G-MM's stopping gap d_t < eps
+                 eps=1e-3,             # G-MM's stopping gap d_t < eps (or the decrease of the objective, `stop`)
+                 stop="gap",           # 'gap': G-MM's rule; 'decrease': F(w_t-1) - F(w_t) < eps (touching bounds)
                  tol=None,             # the bound solver's tolerance (None: 1e-3; 1e-5 for 'subgradient')
                  max_passes=None,      # oracle rounds or subgradient steps per bound (None: 200; 2000 for 'subgradient')
                  solver="auto",        # 'auto' (the dual method: exact zeros), 'subgradient' (Algorithm 1; any ridge), ... or a `BoundSolver`
@@ -176,7 +177,7 @@ class GroupNormSSVM(LatentSSVM):
                 ):
         self.model, self.C, self.mu, self.ridge, self.groups = model, C, mu, ridge, groups
         self.bound, self.eta, self.bias, self.max_iter, self.eps = bound, eta, bias, max_iter, eps
-        self.tol, self.max_passes, self.solver = tol, max_passes, solver
+        self.stop, self.tol, self.max_passes, self.solver = stop, tol, max_passes, solver
         self.subset_fraction, self.random_state = subset_fraction, random_state
 
     def _default_model(self) -> LatentModel:
