@@ -13,8 +13,8 @@ from scipy.stats import binom
 
 # %% auto #0
 __all__ = ['PREDICTIONS', 'sign_interval', 'pairs_needed', 'fewest_units', 'Paired', 'paired', 'pair_rows', 'pair_columns',
-           'spread', 'holm', 'claims_table', 'verdict', 'paper_verdicts', 'write_csv', 'read_csv', 'check_csv',
-           'sample_std', 'format_table']
+           'spread', 'holm', 'claims_table', 'AllOf', 'all_of', 'verdict', 'paper_verdicts', 'write_csv', 'read_csv',
+           'check_csv', 'sample_std', 'format_table']
 
 # %% ../nbs/13_report.ipynb #97a5c392
 def sign_interval(d, level: float = 0.95) -> tuple[float, float, float]:
@@ -301,6 +301,66 @@ def claims_table(claims, exploratory=(), level: float = 0.95) -> list[dict]:
                              level=corrected, lo=wide.lo, hi=wide.hi, p=c.p, p_holm=float(p_holm), reads=reads,
                              needed="" if reads != "not detected" or wide.needed() is None else wide.needed()))
     return rows
+
+# %% ../nbs/13_report.ipynb #ce51b0e7
+@dataclass(frozen=True, repr=False)
+class AllOf:
+    "The claim that every comparison of `parts` shows an effect in one direction: an intersection-union test."
+    label: str
+    parts: tuple
+
+    @property
+    def weakest(self) -> Paired:
+        "The part with the largest p-value: the one the claim rests on."
+        return max(self.parts, key=lambda c: c.p)
+    @property
+    def agree(self) -> bool:
+        "Whether every part points the same way (more units higher than lower, or the reverse; a positive or negative mean)."
+        signs = {np.sign(c.wins - c.losses) if c.method == "sign" else np.sign(c.centre) for c in self.parts}
+        return len(signs) == 1 and 0 not in signs
+    @property
+    def p(self) -> float: return float(self.weakest.p) if self.agree else 1.0
+    n = property(lambda self: self.weakest.n)
+    wins = property(lambda self: self.weakest.wins)
+    losses = property(lambda self: self.weakest.losses)
+    centre = property(lambda self: self.weakest.centre)
+    method = property(lambda self: self.weakest.method)
+    unit = property(lambda self: self.weakest.unit)
+    level = property(lambda self: self.weakest.level)
+    lo = property(lambda self: self.weakest.lo)
+    hi = property(lambda self: self.weakest.hi)
+    @property
+    def testable(self) -> bool: return all(c.testable for c in self.parts)
+
+    def at(self, level: float) -> AllOf: return AllOf(self.label, tuple(c.at(level) for c in self.parts))
+    def needed(self) -> int | None: return self.weakest.needed()
+    def effect(self) -> int:
+        "+1 if every part's interval lies above zero, -1 if every one lies below, else 0."
+        effects = {c.effect() for c in self.parts}
+        return effects.pop() if len(effects) == 1 else 0
+    def reads(self) -> str:
+        return "not testable" if not self.testable else {1: "higher", -1: "lower", 0: "not detected"}[self.effect()]
+    def verdict(self) -> str:
+        return f"{self.label}: {self.reads()} (all of {len(self.parts)}; the weakest: {self.weakest.verdict()})"
+    def __repr__(self) -> str: return self.verdict()
+    def check(self, expect: str, margin: float = 0.0) -> AllOf:
+        "Assert `expect` ('higher', 'lower' or 'not testable') of every part (see `Paired.check`). Returns self."
+        if expect not in ("higher", "lower", "not testable"):
+            raise ValueError(f"expect={expect!r} must be 'higher', 'lower' or 'not testable' for a claim about every part")
+        if expect == "not testable":
+            if self.testable:
+                raise AssertionError(f"claimed not testable, but {self.verdict()}")
+        else:
+            for c in self.parts:
+                c.check(expect, margin)
+        return self
+
+def all_of(parts, label: str | None = None) -> AllOf:
+    "One claim that every comparison of `parts` (`Paired`) shows an effect, in one direction."
+    parts = tuple(parts)
+    if not parts or not all(isinstance(c, Paired) for c in parts):
+        raise ValueError("parts must be a non-empty sequence of paired comparisons (Paired)")
+    return AllOf(label or "every one of " + "; ".join(c.label for c in parts), parts)
 
 # %% ../nbs/13_report.ipynb #ec05bfb3
 PREDICTIONS = ("lower", "higher", "none")   # what a paper's claim predicts a comparison reads
