@@ -12,8 +12,9 @@ import numpy as np
 from scipy.stats import binom
 
 # %% auto #0
-__all__ = ['sign_interval', 'pairs_needed', 'fewest_units', 'Paired', 'paired', 'pair_rows', 'pair_columns', 'spread', 'holm',
-           'claims_table', 'write_csv', 'read_csv', 'sample_std', 'format_table']
+__all__ = ['PREDICTIONS', 'sign_interval', 'pairs_needed', 'fewest_units', 'Paired', 'paired', 'pair_rows', 'pair_columns',
+           'spread', 'holm', 'claims_table', 'AllOf', 'all_of', 'verdict', 'paper_verdicts', 'write_csv', 'read_csv',
+           'check_csv', 'sample_std', 'format_table']
 
 # %% ../nbs/13_report.ipynb #97a5c392
 def sign_interval(d, level: float = 0.95) -> tuple[float, float, float]:
@@ -301,6 +302,98 @@ def claims_table(claims, exploratory=(), level: float = 0.95) -> list[dict]:
                              needed="" if reads != "not detected" or wide.needed() is None else wide.needed()))
     return rows
 
+# %% ../nbs/13_report.ipynb #ce51b0e7
+@dataclass(frozen=True, repr=False)
+class AllOf:
+    "The claim that every comparison of `parts` shows an effect in one direction: an intersection-union test."
+    label: str
+    parts: tuple
+
+    @property
+    def weakest(self) -> Paired:
+        "The part with the largest p-value: the one the claim rests on."
+        return max(self.parts, key=lambda c: c.p)
+    @property
+    def agree(self) -> bool:
+        "Whether every part points the same way (more units higher than lower, or the reverse; a positive or negative mean)."
+        signs = {np.sign(c.wins - c.losses) if c.method == "sign" else np.sign(c.centre) for c in self.parts}
+        return len(signs) == 1 and 0 not in signs
+    @property
+    def p(self) -> float: return float(self.weakest.p) if self.agree else 1.0
+    n = property(lambda self: self.weakest.n)
+    wins = property(lambda self: self.weakest.wins)
+    losses = property(lambda self: self.weakest.losses)
+    centre = property(lambda self: self.weakest.centre)
+    method = property(lambda self: self.weakest.method)
+    unit = property(lambda self: self.weakest.unit)
+    level = property(lambda self: self.weakest.level)
+    lo = property(lambda self: self.weakest.lo)
+    hi = property(lambda self: self.weakest.hi)
+    @property
+    def testable(self) -> bool: return all(c.testable for c in self.parts)
+
+    def at(self, level: float) -> AllOf: return AllOf(self.label, tuple(c.at(level) for c in self.parts))
+    def needed(self) -> int | None: return self.weakest.needed()
+    def effect(self) -> int:
+        "+1 if every part's interval lies above zero, -1 if every one lies below, else 0."
+        effects = {c.effect() for c in self.parts}
+        return effects.pop() if len(effects) == 1 else 0
+    def reads(self) -> str:
+        return "not testable" if not self.testable else {1: "higher", -1: "lower", 0: "not detected"}[self.effect()]
+    def verdict(self) -> str:
+        return f"{self.label}: {self.reads()} (all of {len(self.parts)}; the weakest: {self.weakest.verdict()})"
+    def __repr__(self) -> str: return self.verdict()
+    def check(self, expect: str, margin: float = 0.0) -> AllOf:
+        "Assert `expect` ('higher', 'lower' or 'not testable') of every part (see `Paired.check`). Returns self."
+        if expect not in ("higher", "lower", "not testable"):
+            raise ValueError(f"expect={expect!r} must be 'higher', 'lower' or 'not testable' for a claim about every part")
+        if expect == "not testable":
+            if self.testable:
+                raise AssertionError(f"claimed not testable, but {self.verdict()}")
+        else:
+            for c in self.parts:
+                c.check(expect, margin)
+        return self
+
+def all_of(parts, label: str | None = None) -> AllOf:
+    "One claim that every comparison of `parts` (`Paired`) shows an effect, in one direction."
+    parts = tuple(parts)
+    if not parts or not all(isinstance(c, Paired) for c in parts):
+        raise ValueError("parts must be a non-empty sequence of paired comparisons (Paired)")
+    return AllOf(label or "every one of " + "; ".join(c.label for c in parts), parts)
+
+# %% ../nbs/13_report.ipynb #ec05bfb3
+PREDICTIONS = ("lower", "higher", "none")   # what a paper's claim predicts a comparison reads
+
+def verdict(reads: str, predicts: str) -> str:
+    "What a comparison that `reads` ('higher', 'lower', 'not detected', 'not testable') makes of a claim that `predicts`."
+    if predicts not in PREDICTIONS:
+        raise ValueError(f"predicts={predicts!r} must be one of {', '.join(map(repr, PREDICTIONS))}")
+    if reads == "not testable":
+        return "not testable"
+    if reads == "not detected":
+        return "consistent" if predicts == "none" else "not detected"
+    if reads not in ("higher", "lower"):
+        raise ValueError(f"reads={reads!r} must be 'higher', 'lower', 'not detected' or 'not testable'")
+    return "supported" if reads == predicts else "contradicted"
+
+def paper_verdicts(table, says: dict, *, page: str) -> list[dict]:
+    """The paper's claims among the rows of `table` (a `claims_table`), one row each for the summary of claims: `says`
+    maps a claim's label to (the paper's artefact, what the paper reports, the reading it predicts: 'lower', 'higher'
+    or 'none'). Every label of `says` must be a row of `table`."""
+    rows = {r["claim"]: r for r in table}
+    missing = [label for label in says if label not in rows]
+    if missing:
+        raise ValueError(f"{missing[0]!r} is not a claim of the table; its claims are: {', '.join(map(repr, rows))}")
+    out = []
+    for label, (artefact, reported, predicts) in says.items():
+        r = rows[label]
+        out.append(dict(page=page, artefact=artefact, paper_says=reported, predicts=predicts, claim=label,
+                        role=r["role"], unit=r["unit"], units=r["units"], centre=r["centre"], level=r["level"],
+                        lo=r["lo"], hi=r["hi"], p_holm=r["p_holm"], reads=r["reads"],
+                        verdict=verdict(r["reads"], predicts)))
+    return out
+
 # %% ../nbs/13_report.ipynb #e0d49526
 def write_csv(rows, path):
     "Write a list of dicts (one per row, same keys) as CSV, creating the folder."
@@ -330,6 +423,32 @@ def read_csv(path) -> list[dict]:
     import csv
     with open(path, newline="", encoding="utf-8") as f:
         return [{k: _number(v) for k, v in r.items()} for r in csv.DictReader(f)]
+
+# %% ../nbs/13_report.ipynb #ab8b896a
+def _same(a, b, rtol: float) -> bool:
+    "Two CSV fields are equal: numbers to `rtol` (NaN equal to NaN), anything else exactly."
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return (np.isnan(a) and np.isnan(b)) or a == b or abs(a - b) <= rtol * max(abs(a), abs(b))
+    return a == b
+
+def check_csv(rows, path, rtol: float = 1e-9) -> list[dict]:
+    """Assert that the CSV at `path` holds `rows` as `write_csv` writes them; returns the rows as read back."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        write_csv(rows, Path(tmp) / "rows.csv")
+        expect = read_csv(Path(tmp) / "rows.csv")
+    if not Path(path).exists():
+        raise AssertionError(f"{path} does not exist: write it with write_csv from the records")
+    got = read_csv(path)
+    if len(got) != len(expect) or (got and list(got[0]) != list(expect[0])):
+        raise AssertionError(f"{path} has {len(got)} rows of columns {list(got[0]) if got else []}, the records give "
+                             f"{len(expect)} of {list(expect[0])}: rewrite it from the records")
+    for i, (g, e) in enumerate(zip(got, expect)):
+        for k in e:
+            if not _same(g[k], e[k], rtol):
+                raise AssertionError(f"{path}, row {i + 1}, {k}: {g[k]!r} committed, {e[k]!r} from the records: "
+                                     "rewrite it from the records")
+    return expect
 
 # %% ../nbs/13_report.ipynb #f55a8944
 def sample_std(values) -> float:
