@@ -338,8 +338,7 @@ class AllOf:
         "+1 if every part's interval lies above zero, -1 if every one lies below, else 0."
         effects = {c.effect() for c in self.parts}
         return effects.pop() if len(effects) == 1 else 0
-    def reads(self) -> str:
-        return "not testable" if not self.testable else {1: "higher", -1: "lower", 0: "not detected"}[self.effect()]
+    reads = Paired.reads                       # the same reading, from this claim's testable and effect
     def verdict(self) -> str:
         return f"{self.label}: {self.reads()} (all of {len(self.parts)}; the weakest: {self.weakest.verdict()})"
     def __repr__(self) -> str: return self.verdict()
