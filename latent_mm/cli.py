@@ -20,6 +20,7 @@ from . import __version__
 from .sweeps import (FOLDER, FRACTION, N_JOBS, STRATA, Experiment, OptionError, ResultsFileError,
                               StaleResultsError, about, at_least, find_experiments, on_cluster, option_rule,
                               registered_trial, verify_plan, verify_results)
+from .sweeps.platform import PINS, on_reference, pinned_environment, platform_note
 from .report import format_table
 
 # %% auto #0
@@ -254,10 +255,23 @@ def _parser(found) -> _Parser:
 # %% ../nbs/90_cli.ipynb #7cd6c1e4
 def main(argv=None):
     "Entry point of the `latent-mm` console script."
-    argv = sys.argv[1:] if argv is None else list(argv)
+    console, argv = argv is None, sys.argv[1:] if argv is None else list(argv)
     found = experiments()
     parser = _parser(found)
     head = parser.parse_args(argv[:2] if argv[:1] == ["reproduce"] else argv)
+    if head.command in ("reproduce", "verify"):
+        try:
+            pinned = pinned_environment() if console else None
+        except ValueError as e:                # a LATENT_MM_PLATFORM that is neither choice
+            parser.exit(2, f"latent-mm: {e}\n")
+        if pinned is not None:                 # start again on the reference platform of the committed records
+            pins = " ".join(f"{k}='{pinned[k]}'" for k in PINS if k in pinned)
+            print(f"latent-mm: computing on the reference platform of the committed records ({pins}; "
+                  "LATENT_MM_PLATFORM=native keeps this processor's own loops)", file=sys.stderr, flush=True)
+            os.execve(sys.executable, [sys.executable, "-c", "import sys; from latent_mm.cli import main; sys.exit(main())",
+                                       *argv], pinned)
+        if not on_reference():
+            print(f"latent-mm: {platform_note()}", file=sys.stderr, flush=True)
     if head.command == "verify":
         try:
             return run_verify(head)

@@ -18,6 +18,7 @@ from itertools import islice
 import numpy as np
 
 from .records import ResultsFile, _to_json, config_key, record_digest
+from .platform import platform_tag
 from .provenance import (_DATA_CALLS, StaleResultsError, code_fingerprint, resolved_config,
                                          stale_policy, stale_reason, trial_name, unverified_sample)
 
@@ -39,7 +40,8 @@ def _compile_seconds(events) -> float:
 def _run_one(func, config, fingerprint=None):
     """Run one trial and return its record (config, result, seconds and provenance), JSON-normalised, with its digest.
     `seconds` leaves out the time numba spent compiling kernels during the trial (the first trial of a fresh install
-    compiles them; later runs load them from the cache), which the record keeps as `compile_seconds` when there was any."""
+    compiles them; later runs load them from the cache), which the record keeps as `compile_seconds` when there was any.
+    `platform` names the numeric platform the trial computed on (`latent_mm.sweeps.platform.platform_tag`)."""
     from numba.core import event as numba_event
     calls = _DATA_CALLS[threading.get_ident()] = {}
     with numba_event.install_recorder("numba:compile") as compiled:
@@ -54,7 +56,8 @@ def _run_one(func, config, fingerprint=None):
     if not isinstance(result, dict):
         raise TypeError(f"{getattr(func, '__name__', func)} returned {type(result).__name__}; a trial must return a dict")
     record = dict(config=config, result=result, seconds=seconds, trial=trial_name(func),
-                  resolved=resolved_config(func, config), fingerprint=fingerprint or code_fingerprint(func))
+                  resolved=resolved_config(func, config), fingerprint=fingerprint or code_fingerprint(func),
+                  platform=platform_tag())            # numpy's SIMD level and the BLAS kernels the sums ran on
     if compile_seconds > 0:
         record["compile_seconds"] = compile_seconds
     if calls:
